@@ -1,0 +1,107 @@
+#!/bin/bash
+# IPsec throughput benchmark, baseline vs patched kernel in one run,
+# interleaved A B A B ... (one guest-pair boot per kernel per pair).
+#
+# Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
+#                 [--udp-len BYTES] [--accel tcg|kvm] [--out DIR] [--dry-run]
+# Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
+# (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>).
+set -euo pipefail
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "$0")/../qemu-net/lib.sh"
+# shellcheck source=qemu-net/guests.sh
+. "$RIG_TOP/qemu-net/guests.sh"
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$RIG_TOP/net-tests/lib/ipsec.sh"
+# shellcheck source=net-tests/rows.sh
+. "$RIG_TOP/net-tests/rows.sh"
+
+pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0
+while (($#)); do
+	case "$1" in
+	--pairs) pairs=$2; shift ;;
+	--time) secs=$2; shift ;;
+	--rows) rowsel=$2; shift ;;
+	--udp-len) udplen=$2; shift ;;
+	--accel) RIG_ACCEL=$2; shift ;;
+	--out) out=$2; shift ;;
+	--dry-run) dry=1 ;;
+	-h | --help) sed -n '2,9p' "$0"; exit 0 ;;
+	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
+	esac
+	shift
+done
+[[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--pairs needs a positive number"
+[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--time needs a positive number of seconds"
+mapfile -t rows < <(rows_select "$rowsel")
+variants=(baseline patched)
+
+if ((dry)); then
+	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
+	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
+		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "${variants[@]}"; done)"
+	exit 0
+fi
+
+t0=$SECONDS
+declare -A kdir
+for v in "${variants[@]}"; do
+	kdir[$v]=$("$RIG_TOP/qemu-net/build-kernel.sh" "$v")
+done
+build_s=$((SECONDS - t0))
+
+out=${out:-$RIG_RESULTS/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out/raw"
+runs=$out/runs.jsonl
+: >"$runs"
+log "results in $out"
+
+# One boot of one kernel: every row, appended to runs.jsonl.
+bench_boot() {
+	local v=$1 pair=$2
+	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp t
+	mkdir -p "$run"
+	t=$SECONDS
+	guests_start "$run" "${kdir[$v]}"
+	local boot_s=$((SECONDS - t))
+	ipsec_start
+	for row in "${rows[@]}"; do
+		p=$(row_proto "$row")
+		[[ "$p" == icmp ]] && continue # counts only (accounting)
+		f=$(row_family "$row")
+		offl=$(row_offload "$row")
+		if [[ "$offl" != any && "$offl" != "$cur" ]]; then
+			ipsec_offload "$offl"
+			cur=$offl
+		fi
+		child=$(row_child "$row")
+		ike=null
+		if [[ -n "$child" ]]; then
+			ike=$(ipsec_up "$child" | sed -n 's/^ike_up_seconds=//p')
+		fi
+		local args=(-t "$secs")
+		[[ "$p" == udp ]] && args+=(-b 0 -l "$udplen")
+		mbps=$(iperf_run "$out/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
+			die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $out/raw/$pair-$v-$row.json"
+		esp=null
+		if [[ -n "$child" ]]; then
+			esp=$(esp_packets b)
+			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
+			ipsec_down
+		fi
+		printf '{"pair":%d,"variant":"%s","row":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s"}\n' \
+			"$pair" "$v" "$row" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" >>"$runs"
+		printf '  pair %d %-8s %-28s %8s Mbit/s\n' "$pair" "$v" "$row" "$mbps" >&2
+	done
+	guests_stop
+	run_cleanup
+}
+
+for ((pair = 1; pair <= pairs; pair++)); do
+	for v in "${variants[@]}"; do
+		bench_boot "$v" "$pair"
+	done
+done
+
+python3 "$RIG_TOP/net-tests/report.py" --build-seconds "$build_s" \
+	--total-seconds "$((SECONDS - t0))" "$out"

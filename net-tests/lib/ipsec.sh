@@ -1,0 +1,94 @@
+# shellcheck shell=bash
+# Host-side IPsec and traffic helpers over the guest pair (sourced after
+# qemu-net/lib.sh and qemu-net/guests.sh).  Guest a initiates and sends,
+# guest b responds and receives.
+
+G=/src/net-tests/guest
+
+peer_addr() { [[ "$1" == v6 ]] && echo fd00::2 || echo 10.0.0.2; }
+
+# Show both sides' charon logs and fail with E_IKE.
+ike_fail() {
+	local g
+	printf 'ERROR: IKE: %s\n' "$1" >&2
+	for g in b a; do
+		printf -- '--- charon log of guest %s (%s) ---\n' "$g" "$GUEST_RUN/$g/charon.log" >&2
+		tail -n "${RIG_TAIL:-25}" "$GUEST_RUN/$g/charon.log" >&2 2>/dev/null || true
+	done
+	return "$E_IKE"
+}
+
+ipsec_start() {
+	guest_exec b "$G/ike.sh start responder" >/dev/null || { ike_fail "charon failed to start on b"; return; }
+	guest_exec a "$G/ike.sh start initiator" >/dev/null || { ike_fail "charon failed to start on a"; return; }
+	guest_exec b "iperf3 -s -D --logfile /rig/iperf3-server.log" >/dev/null ||
+		die "$E_TRAFFIC" "iperf3 server did not start on b"
+}
+
+# ipsec_offload on|off: esp{4,6}_offload in both guests (before any SA).
+ipsec_offload() {
+	local g
+	for g in a b; do
+		guest_exec "$g" "$G/ike.sh offload $1" >/dev/null ||
+			die "$E_FAIL" "could not switch ESP offload modules $1 on $g"
+	done
+}
+
+# ipsec_up CHILD: prints ike_up_seconds=N.
+ipsec_up() {
+	local out
+	out=$(guest_exec -t 60 a "$G/ike.sh up $1") || {
+		printf '%s\n' "$out" >&2
+		ike_fail "CHILD_SA $1 not established"
+		return
+	}
+	printf '%s\n' "$out"
+}
+
+ipsec_down() {
+	local g out
+	for g in a b; do
+		out=$(guest_exec -t 30 "$g" "$G/ike.sh down") || {
+			printf '%s\n' "$out" >&2
+			ike_fail "SAs left behind on $g after teardown"
+			return
+		}
+	done
+}
+
+# esp_packets GUEST: ESP packets counted on that guest's SAs (out + in).
+esp_packets() {
+	guest_exec "$1" "/usr/sbin/ip -s xfrm state" |
+		awk '/^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/,"",$2); n+=$2} END{print n+0}'
+}
+
+# iperf_run OUTJSON FAMILY tcp|udp [iperf3 args...]: client on a, server
+# on b, JSON kept on the host at OUTJSON.  Fails (E_TRAFFIC) on an iperf3
+# error or zero throughput.  Prints the goodput in Mbit/s.
+iperf_run() {
+	local out=$1 fam=$2 proto=$3 peer args=() bps rc=0
+	shift 3
+	peer=$(peer_addr "$fam")
+	[[ "$proto" == udp ]] && args=(-u)
+	guest_exec -t 120 a "iperf3 -J -c $peer ${args[*]} $* >/rig/last-iperf.json" >/dev/null || rc=$?
+	cp "$GUEST_RUN/a/last-iperf.json" "$out" 2>/dev/null || : >"$out"
+	if ((rc != 0)) || ! jq -e 'has("error") | not' "$out" >/dev/null 2>&1; then
+		printf 'ERROR: iperf3 %s %s to %s failed (exit %s): %s\n' "$proto" "$fam" "$peer" "$rc" \
+			"$(jq -r '.error // empty' "$out" 2>/dev/null)" >&2
+		tail -n 5 "$GUEST_RUN/b/iperf3-server.log" >&2 2>/dev/null || true
+		return "$E_TRAFFIC"
+	fi
+	bps=$(iperf_goodput "$out")
+	awk -v b="$bps" 'BEGIN{exit !(b > 0)}' || {
+		printf 'ERROR: iperf3 %s %s: zero throughput\n' "$proto" "$fam" >&2
+		return "$E_TRAFFIC"
+	}
+	awk -v b="$bps" 'BEGIN{printf "%.1f\n", b / 1e6}'
+}
+
+# Receiver-side goodput in bit/s from an iperf3 -J file (TCP or UDP).
+iperf_goodput() {
+	jq -r 'if .start.test_start.protocol == "UDP"
+		then .end.sum.bits_per_second * (1 - .end.sum.lost_percent / 100)
+		else .end.sum_received.bits_per_second end' "$1"
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""A/B report for a benchmark run folder (re-runnable offline).
+
+Reads DIR/runs.jsonl (one line per pair x variant x row) and writes
+DIR/summary.json, DIR/summary.md and DIR/plot.png (gnuplot), and prints
+the table.  Like lkp-tests compare: median per side, min-max spread,
+%change patched vs baseline; plus the IPsec/plaintext ratio of each side
+(same protocol and family, same boots).  Accounting fields (issue 4) are
+reported per ESP packet where present.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ACCT = [("inplace", "in-place"), ("pagefrag", "page-frag"), ("cow", "cow"),
+        ("copied_bytes", "B copied")]
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def summarise(runs):
+    rows = []
+    order = []
+    for r in runs:
+        if r["row"] not in order:
+            order.append(r["row"])
+    by = {}
+    for r in runs:
+        by.setdefault((r["row"], r["variant"]), []).append(r)
+    for row in order:
+        ent = {"row": row}
+        for v in ("baseline", "patched"):
+            rs = by.get((row, v), [])
+            xs = [r["mbps"] for r in rs if r.get("mbps") is not None]
+            side = {"n": len(xs), "mbps": xs, "median": med(xs),
+                    "min": min(xs) if xs else None,
+                    "max": max(xs) if xs else None}
+            for key, _ in ACCT:
+                vals = [r["acct"][key] for r in rs
+                        if r.get("acct") and r["acct"].get(key) is not None]
+                side[key] = med(vals)
+            pk = [r["acct"]["esp_packets"] for r in rs if r.get("acct")]
+            side["esp_packets"] = med(pk)
+            ent[v] = side
+        b, p = ent["baseline"]["median"], ent["patched"]["median"]
+        ent["change_pct"] = (p - b) / b * 100 if b and p is not None else None
+        rows.append(ent)
+    # IPsec / plaintext ratio per side
+    plain = {}
+    for ent in rows:
+        if ent["row"].endswith("-plain"):
+            plain[tuple(ent["row"].split("-")[:2])] = ent
+    for ent in rows:
+        key = tuple(ent["row"].split("-")[:2])
+        ref = plain.get(key)
+        for v in ("baseline", "patched"):
+            m = ent[v]["median"]
+            rm = ref[v]["median"] if ref else None
+            ent[v]["ratio_plain"] = m / rm if m and rm else None
+    return rows
+
+
+def fmt(x, spec="{:.1f}"):
+    return "-" if x is None else spec.format(x)
+
+
+def spread(side):
+    if side["median"] is None:
+        return "-"
+    return "{:.1f} [{:.1f}-{:.1f}]".format(side["median"], side["min"],
+                                           side["max"])
+
+
+def table(rows, md):
+    hdr = ["row", "baseline Mbit/s med [min-max]",
+           "patched Mbit/s med [min-max]", "%change", "ipsec/plain b", "p"]
+    has_acct = any(e["baseline"].get("inplace") is not None or
+                   e["patched"].get("inplace") is not None for e in rows)
+    if has_acct:
+        for _, name in ACCT:
+            hdr += [name + "/pkt b", "p"]
+        hdr += ["ESP pkts"]
+    lines = []
+    for e in rows:
+        b, p = e["baseline"], e["patched"]
+        cells = [e["row"], spread(b), spread(p),
+                 fmt(e["change_pct"], "{:+.1f}%"),
+                 fmt(b["ratio_plain"], "{:.2f}"),
+                 fmt(p["ratio_plain"], "{:.2f}")]
+        if has_acct:
+            for key, _ in ACCT:
+                spec = "{:.0f}" if key == "copied_bytes" else "{:.3f}"
+                cells += [fmt(b.get(key), spec), fmt(p.get(key), spec)]
+            cells += [fmt(b.get("esp_packets"), "{:.0f}")]
+        lines.append(cells)
+    if md:
+        out = ["| " + " | ".join(hdr) + " |",
+               "|" + "---|" * len(hdr)]
+        out += ["| " + " | ".join(c) + " |" for c in lines]
+        return "\n".join(out)
+    widths = [max(len(h), *(len(c[i]) for c in lines))
+              for i, h in enumerate(hdr)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(hdr, widths))]
+    out += ["  ".join(c.ljust(w) for c, w in zip(cells, widths))
+            for cells in lines]
+    return "\n".join(out)
+
+
+def plot(rows, d):
+    dat = os.path.join(d, "plot.dat")
+    with open(dat, "w") as f:
+        f.write("# row b_med b_min b_max p_med p_min p_max\n")
+        for i, e in enumerate(rows):
+            b, p = e["baseline"], e["patched"]
+            if b["median"] is None or p["median"] is None:
+                continue
+            f.write("{} \"{}\" {} {} {} {} {} {}\n".format(
+                i, e["row"], b["median"], b["min"], b["max"],
+                p["median"], p["min"], p["max"]))
+    gp = """set terminal pngcairo size 1200,600 noenhanced
+set output '{out}'
+set title 'iperf3 through the guest link: baseline vs patched (median, min-max)'
+set ylabel 'Mbit/s'
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.6 border -1
+set xtics rotate by -30 font ',9'
+set key top right
+set yrange [0:*]
+plot '{dat}' using 3:4:5:xtic(2) title 'baseline', '' using 6:7:8 title 'patched'
+""".format(out=os.path.join(d, "plot.png"), dat=dat)
+    try:
+        subprocess.run(["gnuplot"], input=gp.encode(), check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("warning: gnuplot failed: {}".format(e), file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("dir")
+    ap.add_argument("--build-seconds", type=int)
+    ap.add_argument("--total-seconds", type=int)
+    a = ap.parse_args()
+    runs = load(os.path.join(a.dir, "runs.jsonl"))
+    if not runs:
+        sys.exit("no runs in " + a.dir)
+    rows = summarise(runs)
+    meta = {"pairs": max(r["pair"] for r in runs),
+            "build_seconds": a.build_seconds,
+            "total_seconds": a.total_seconds,
+            "boot_seconds": sorted(r["boot_s"] for r in runs if "boot_s" in r),
+            "ike_up_seconds": sorted(r["ike_up_s"] for r in runs
+                                     if r.get("ike_up_s") is not None)}
+    with open(os.path.join(a.dir, "summary.json"), "w") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    head = ("{} pairs (baseline, patched interleaved); build {}s, total {}s;"
+            " guest pair boot {}-{}s; IKE+CHILD up {}-{}s").format(
+        meta["pairs"], a.build_seconds, a.total_seconds,
+        min(meta["boot_seconds"], default="-"),
+        max(meta["boot_seconds"], default="-"),
+        min(meta["ike_up_seconds"], default="-"),
+        max(meta["ike_up_seconds"], default="-"))
+    with open(os.path.join(a.dir, "summary.md"), "w") as f:
+        f.write(head + "\n\n" + table(rows, True) + "\n\n![plot](plot.png)\n")
+    plot(rows, a.dir)
+    print(head)
+    print(table(rows, False))
+    print("\nfull results: " + a.dir)
+
+
+if __name__ == "__main__":
+    main()

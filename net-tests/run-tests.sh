@@ -1,0 +1,109 @@
+#!/bin/bash
+# The rig's tests (make check), TAP on stdout, diagnostics as "# ..." on
+# stderr, logs in results/check-<timestamp>/.  Exit 0 when nothing
+# failed (skips allowed), 1 when a test failed, 2 on bad usage.
+#
+# Usage: run-tests.sh [--list] [-t GROUP]... [--accel tcg|kvm]
+#
+# Topology of the guest tests:
+#   host 127.0.0.1:PORT (QEMU socket netdev)
+#   +---------------------+  virtio-net   +---------------------+
+#   | guest a  10.0.0.1   |===============| guest b  10.0.0.2   |
+#   | fd00::1  initiator  |  IKEv2 + ESP  | fd00::2  responder  |
+#   | iperf3 client       |               | iperf3 server       |
+#   +---------------------+               +---------------------+
+set -euo pipefail
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "$0")/../qemu-net/lib.sh"
+# shellcheck source=qemu-net/guests.sh
+. "$RIG_TOP/qemu-net/guests.sh"
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$RIG_TOP/net-tests/lib/ipsec.sh"
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
+
+# group|prerequisite group|description (one line per group, in run order)
+GROUPS_TABLE="
+static||shellcheck of every tracked script, C tools build with -Werror
+series||patches/series applies with git am; checkpatch --strict clean
+build||baseline and patched kernels build (cached by tarball+config+series)
+pair|build|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
+failures|build|bad input and failures exit non-zero with the right message; no QEMU left
+"
+for f in "$RIG_TOP"/net-tests/tests/*.sh; do
+	# shellcheck source=/dev/null
+	. "$f"
+done
+
+sel=()
+list=0
+while (($#)); do
+	case "$1" in
+	--list) list=1 ;;
+	-t) sel+=("$2"); shift ;;
+	--accel) RIG_ACCEL=$2; shift ;;
+	-h | --help) sed -n '2,8p' "$0"; exit 0 ;;
+	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
+	esac
+	shift
+done
+
+mapfile -t groups < <(awk -F'|' 'NF>=3{print $1}' <<<"$GROUPS_TABLE")
+for g in "${sel[@]}"; do
+	[[ " ${groups[*]} " == *" $g "* ]] || die "$E_USAGE" "unknown test group '$g' (groups: ${groups[*]})"
+done
+if ((list)); then
+	awk -F'|' 'NF>=3{printf "%-10s %s\n", $1, $3}' <<<"$GROUPS_TABLE"
+	exit 0
+fi
+((${#sel[@]})) || sel=("${groups[@]}")
+
+CHECK_DIR=$RIG_RESULTS/check-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$CHECK_DIR"
+TAP_RECORDS=$CHECK_DIR/records.tsv
+: >"$TAP_RECORDS"
+export CHECK_DIR TAP_RECORDS
+t0=$SECONDS
+n=0
+failed=0
+declare -A gstatus=()
+echo "TAP version 13"
+echo "# logs: $CHECK_DIR"
+for g in "${groups[@]}"; do
+	[[ " ${sel[*]} " == *" $g "* ]] || continue
+	pre=$(awk -F'|' -v g="$g" '$1==g{print $2}' <<<"$GROUPS_TABLE")
+	before=$(wc -l <"$TAP_RECORDS")
+	if [[ -n "$pre" && "${gstatus[$pre]:-ok}" != ok ]]; then
+		printf 'skip\t%s\tneeds group %s, which %s\n' "$g" "$pre" "${gstatus[$pre]}" >>"$TAP_RECORDS"
+	else
+		echo "# == $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
+		grc=0
+		(
+			REASON_FILE=$CHECK_DIR/.reason-$g
+			: >"$REASON_FILE"
+			"group_$g"
+		) >"$CHECK_DIR/$g.out" 2> >(tee "$CHECK_DIR/$g.log" | sed -u 's/^/# /' >&2) || grc=$?
+		wait
+		# A group that died without recording anything is a failure.
+		if (($(wc -l <"$TAP_RECORDS") == before)); then
+			printf 'fail\t%s\tgroup exited %d without results (see %s)\n' "$g" "$grc" "$CHECK_DIR/$g.log" >>"$TAP_RECORDS"
+		elif ((grc != 0)); then
+			printf 'fail\t%s-group\tgroup exited %d after its last result (see %s)\n' "$g" "$grc" "$CHECK_DIR/$g.log" >>"$TAP_RECORDS"
+		fi
+	fi
+	gstatus[$g]=ok
+	while IFS=$'\t' read -r st name why; do
+		n=$((n + 1))
+		case "$st" in
+		ok) echo "ok $n $name" ;;
+		skip) echo "ok $n $name # SKIP ${why:-no reason given}"
+			[[ "${gstatus[$g]}" == ok ]] && gstatus[$g]="was skipped" ;;
+		*) echo "not ok $n $name${why:+ # $why}"
+			failed=$((failed + 1))
+			gstatus[$g]=failed ;;
+		esac
+	done < <(tail -n +"$((before + 1))" "$TAP_RECORDS")
+done
+echo "1..$n"
+echo "# $((n - failed)) of $n not failed ($(grep -c '^skip' "$TAP_RECORDS" || true) skipped), $((SECONDS - t0))s; logs: $CHECK_DIR"
+((failed == 0)) || exit "$E_FAIL"

@@ -1,0 +1,78 @@
+# shellcheck shell=bash
+# Group "failures": each bad input or failure ends with its own exit
+# code and the message/log that explains it; no QEMU is left behind.
+
+pair_cmd() {
+	RIG_RUN_DIR=$CHECK_DIR/fail-$1 RIG_BOOT_TIMEOUT=${RIG_BOOT_TIMEOUT:-90} \
+		"$RIG_TOP/qemu-net/pair.sh" "${@:2}"
+}
+
+t_fail_package() {
+	expect_exit "$E_PKG" "unknown to apt" "$CHECK_DIR/fail-package.out" \
+		"$RIG_TOP/qemu-net/install-deps.sh" no-such-package-skbt
+}
+
+t_fail_patch() {
+	local p=$CHECK_DIR/bad-patches
+	mkdir -p "$p"
+	cat >"$p/0001-bad.patch" <<-'PATCH'
+		From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+		From: rig <rig@skb-tailroom.invalid>
+		Subject: [PATCH] does not apply
+
+		Signed-off-by: rig <rig@skb-tailroom.invalid>
+		---
+		--- a/net/core/skbuff.c
+		+++ b/net/core/skbuff.c
+		@@ -1,3 +1,3 @@
+		-this line is not in skbuff.c
+		+neither is this one
+		 nor this
+		 nor that
+	PATCH
+	echo 0001-bad.patch >"$p/series"
+	RIG_PATCHES=$p expect_exit "$E_PATCH" "patch 1 \(0001-bad.patch\) does not apply" \
+		"$CHECK_DIR/fail-patch.out" "$RIG_TOP/qemu-net/apply-series.sh" "$CHECK_DIR/bad-wt" || return
+	grep -q 'patch failed\|does not apply\|corrupt patch' "$CHECK_DIR/fail-patch.out" ||
+		{ reason "git's reject not shown"; return 1; }
+	[[ ! -e "$CHECK_DIR/bad-wt/.git" ]] || git -C "$CHECK_DIR/bad-wt" am --abort 2>/dev/null || true
+}
+
+t_fail_panic() {
+	# No init at all: the kernel panics, panic=-1 + -no-reboot ends QEMU.
+	expect_exit "$E_GUEST" "kernel panicked|QEMU exited before the guest reached its init" \
+		"$CHECK_DIR/fail-panic.out" pair_cmd panic patched --append "rdinit=/no-such-init init=/no-such-init" -c true ||
+		return
+	grep -q 'Kernel panic' "$CHECK_DIR/fail-panic.out" || { reason "console tail not shown"; return 1; }
+}
+
+t_fail_ike() {
+	# The responder never answers: charon is not started on b.
+	expect_exit "$E_IKE" "IKE: CHILD_SA v4-gcm-transport not established" "$CHECK_DIR/fail-ike.out" \
+		# shellcheck disable=SC2016 # expanded by pair.sh
+		pair_cmd ike patched -c 'guest_exec a "$G/ike.sh start initiator" >/dev/null; ipsec_up v4-gcm-transport' ||
+		return
+	grep -q 'charon log of guest a' "$CHECK_DIR/fail-ike.out" || { reason "charon log not shown"; return 1; }
+}
+
+t_fail_iperf() {
+	# No iperf3 server on b.
+	expect_exit "$E_TRAFFIC" "iperf3 tcp v4 to 10.0.0.2 failed" "$CHECK_DIR/fail-iperf.out" \
+		# shellcheck disable=SC2016 # expanded by pair.sh
+		pair_cmd iperf patched -c 'iperf_run "$GUEST_RUN/x.json" v4 tcp -t 1 || exit'
+}
+
+t_no_qemu_left() {
+	local left
+	left=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR" || true)
+	[[ -z "$left" ]] || { reason "QEMU still running: $left"; pkill -f "qemu-system-x86_64.*$CHECK_DIR"; return 1; }
+}
+
+group_failures() {
+	check fail-unknown-package t_fail_package
+	check fail-patch-does-not-apply t_fail_patch
+	check fail-guest-panic t_fail_panic
+	check fail-ike-peer-silent t_fail_ike
+	check fail-iperf3-no-server t_fail_iperf
+	check no-qemu-left-behind t_no_qemu_left
+}

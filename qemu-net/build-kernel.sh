@@ -1,0 +1,122 @@
+#!/bin/bash
+# Build one guest kernel variant from the cached tree, with ccache and a
+# per-variant O= directory, and install it under
+# $SKB_TAILROOM_CACHE/kernels/<variant>-<key>/ (bzImage, modules, config).
+# The key hashes tarball + config fragments + series (+ compiler): an
+# unchanged key is a cache hit and builds nothing.
+#
+# Usage: build-kernel.sh [--dry-run] VARIANT     VARIANT: baseline|patched|debug
+# Prints the install directory on stdout.
+set -euo pipefail
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=qemu-net/tree.sh
+. "$RIG_TOP/qemu-net/tree.sh"
+
+dry=0
+[[ "${1:-}" == --dry-run ]] && { dry=1; shift; }
+variant=${1:-}
+case "$variant" in
+baseline) ref=base; frags=(guest.config) ;;
+patched) ref=patched; frags=(guest.config) ;;
+debug) ref=patched; frags=(guest.config debug.config) ;;
+*) die "$E_USAGE" "usage: build-kernel.sh [--dry-run] baseline|patched|debug" ;;
+esac
+
+fragpaths=()
+for f in "${frags[@]}"; do fragpaths+=("$RIG_TOP/configs/$f"); done
+
+tkey=$(tarball_key)
+skey=none
+[[ "$ref" == patched ]] && skey=$(series_key)
+key=$({
+	echo "build-v1 $variant $tkey $skey"
+	cat "${fragpaths[@]}"
+	gcc --version | head -n 1
+} | sha)
+out=$SKB_TAILROOM_CACHE/kernels/$variant-$key
+bdir=$SKB_TAILROOM_CACHE/build/$variant
+
+mk=(make -j"$RIG_JOBS" O="$bdir" CC="ccache gcc" HOSTCC="ccache gcc"
+	KBUILD_BUILD_TIMESTAMP="2009-02-10" KBUILD_BUILD_USER=rig
+	KBUILD_BUILD_HOST=skb-tailroom)
+
+if ((dry)); then
+	printf 'variant=%s ref=%s key=%s\nout=%s\n' "$variant" "$ref" "$key" "$out"
+	printf '%q ' "${mk[@]}" x86_64_defconfig; echo
+	printf '%q ' scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" \
+		kernel/configs/kvm_guest.config "${fragpaths[@]}"; echo
+	printf '%q ' "${mk[@]}" olddefconfig; echo
+	printf '%q ' "${mk[@]}" bzImage modules; echo
+	exit 0
+fi
+
+if [[ -f "$out/bzImage" ]]; then
+	log "kernel $variant: cache hit ($out)"
+	ln -sfn "$(basename "$out")" "$SKB_TAILROOM_CACHE/kernels/$variant"
+	printf '%s\n' "$out"
+	exit 0
+fi
+
+command -v ccache >/dev/null || die "$E_PKG" "ccache missing: run qemu-net/install-deps.sh"
+export CCACHE_DIR=$SKB_TAILROOM_CACHE/ccache CCACHE_MAXSIZE=8G
+src=$(tree_ensure)
+# One tree serves every variant, so builds of it are serialised.
+exec 9>"$SKB_TAILROOM_CACHE/src/.lock"
+flock 9
+tree_checkout "$src" "$ref"
+mkdir -p "$bdir" "$SKB_TAILROOM_CACHE/logs"
+logs=$SKB_TAILROOM_CACHE/logs
+
+configure() {
+	cd "$src" || return
+	# (set -e does not apply inside a function called from a condition)
+	"${mk[@]}" x86_64_defconfig || return
+	scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" \
+		kernel/configs/kvm_guest.config "${fragpaths[@]}" || return
+	"${mk[@]}" olddefconfig || return
+	# kunit.py validate_config: every requested option must survive.
+	local bad=0 line sym
+	while read -r line; do
+		if [[ "$line" =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+			grep -qxF "$line" "$bdir/.config" || {
+				echo "config: $line requested, but .config has: $(grep -E "^(# )?${BASH_REMATCH[1]}[= ]" "$bdir/.config" || echo nothing)"
+				bad=1
+			}
+		elif [[ "$line" =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			sym=${BASH_REMATCH[1]}
+			if grep -qE "^$sym=" "$bdir/.config"; then
+				echo "config: $sym requested off, but .config has it on"
+				bad=1
+			fi
+		fi
+	done < <(cat "${fragpaths[@]}")
+	return "$bad"
+}
+step "$logs/config-$variant.log" "configure $variant kernel (defconfig + kvm_guest + ${frags[*]})" configure ||
+	die "$E_BUILD" "kernel config for $variant is not what configs/ asks for" "$logs/config-$variant.log"
+
+step "$logs/build-$variant.log" "build $variant kernel (make -j$RIG_JOBS bzImage modules)" \
+	"${mk[@]}" -C "$src" bzImage modules ||
+	die "$E_BUILD" "kernel build failed for $variant" "$logs/build-$variant.log"
+
+tmp=$out.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+step "$logs/install-$variant.log" "install $variant modules" \
+	"${mk[@]}" -C "$src" modules_install INSTALL_MOD_PATH="$tmp/modroot" INSTALL_MOD_STRIP=1 ||
+	die "$E_BUILD" "modules_install failed for $variant" "$logs/install-$variant.log"
+cp "$bdir/arch/x86/boot/bzImage" "$bdir/.config" "$bdir/System.map" "$tmp/"
+cp "$logs/build-$variant.log" "$tmp/build.log"
+{
+	echo "variant=$variant"
+	echo "key=$key"
+	echo "ref=$ref $(git -C "$src" rev-parse HEAD)"
+	echo "build_dir=$bdir"
+	echo "src=$src"
+	echo "release=$(cat "$bdir/include/config/kernel.release")"
+} >"$tmp/info"
+rm -rf "$out"
+mv "$tmp" "$out"
+ln -sfn "$(basename "$out")" "$SKB_TAILROOM_CACHE/kernels/$variant"
+printf '%s\n' "$out"

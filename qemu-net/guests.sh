@@ -1,0 +1,153 @@
+# shellcheck shell=bash
+# Boot and drive the guest pair.  Sourced after lib.sh.
+#
+#   guest a (10.0.0.1, fd00::1) ==== virtio-net over a QEMU socket ==== guest b
+#          netdev socket,listen=127.0.0.1:PORT    connect=127.0.0.1:PORT
+#
+# Host <-> guest: each guest mounts its own run directory over 9p as /rig
+# (and the repository read-only as /src).  guest_exec writes a job file
+# there; the guest's init runs it and writes N.out and N.rc back.  The
+# serial console of each guest is logged to RUN/<name>/console.log.
+
+GUEST_NAMES=(a b)
+declare -A GUEST_PID=() GUEST_SEQ=()
+GUEST_RUN=
+
+# guests_start RUNDIR KERNEL_DIR [extra kernel cmdline]
+guests_start() {
+	local run=$1 kdir=$2 extra=${3:-} initrd port g i pidf accel
+	GUEST_RUN=$run
+	initrd=$("$RIG_TOP/qemu-net/mkinitramfs.sh" "$kdir") || return
+	port=$(free_port)
+	case "$RIG_ACCEL" in
+	tcg) accel=(-accel tcg -cpu max) ;;
+	kvm) accel=(-accel kvm -cpu host) ;;
+	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
+	esac
+	for i in 0 1; do
+		g=${GUEST_NAMES[i]}
+		mkdir -p "$run/$g/jobs"
+		cat >"$run/$g/guest.env" <<-ENV
+			NAME=$g
+			IP4=10.0.0.$((i + 1))
+			PEER4=10.0.0.$((2 - i))
+			IP6=fd00::$((i + 1))
+			PEER6=fd00::$((2 - i))
+		ENV
+		local net=listen
+		((i == 1)) && net=connect
+		local cmd=(qemu-system-x86_64 -nodefaults -no-user-config -name "rig-$g"
+			"${accel[@]}" -smp 1 -m "$RIG_MEM" -display none -no-reboot
+			-kernel "$kdir/bzImage" -initrd "$initrd"
+			-append "console=ttyS0 panic=-1 loglevel=6 $extra"
+			-serial "file:$run/$g/console.log"
+			-netdev "socket,id=n0,$net=127.0.0.1:$port"
+			-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:$((i + 10))"
+			-fsdev "local,id=rig,path=$run/$g,security_model=none"
+			-device "virtio-9p-pci,fsdev=rig,mount_tag=rig"
+			-fsdev "local,id=src,path=$RIG_TOP,security_model=none,readonly=on"
+			-device "virtio-9p-pci,fsdev=src,mount_tag=src")
+		if [[ -n "${RIG_WIRE_PCAP:-}" && $i == 0 ]]; then
+			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
+		fi
+		printf '%q ' "${cmd[@]}" >"$run/$g/qemu.cmd"
+		echo >>"$run/$g/qemu.cmd"
+		((${RIG_DRY_RUN:-0})) && { cat "$run/$g/qemu.cmd"; continue; }
+		pidf=$run/$g/qemu.pid
+		# QEMU dies with this shell even if the shell is SIGKILLed.
+		setpriv --pdeathsig KILL -- "${cmd[@]}" >"$run/$g/qemu.log" 2>&1 &
+		GUEST_PID[$g]=$!
+		GUEST_SEQ[$g]=0
+		echo "${GUEST_PID[$g]}" >"$pidf"
+		defer "guest_kill $g"
+		# B connects to A's listening socket: wait until it listens.
+		((i == 0)) && wait_listen "$port" "$g"
+	done
+	((${RIG_DRY_RUN:-0})) && return 0
+	for g in "${GUEST_NAMES[@]}"; do
+		guest_wait_ready "$g" "${RIG_BOOT_TIMEOUT:-90}" || return
+	done
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_listen() {
+	local port=$1 g=$2 t
+	for ((t = 0; t < 100; t++)); do
+		ss -Hltn "sport = :$port" | grep -q . && return 0
+		guest_alive "$g" || guest_fail "$g" "QEMU exited before listening on 127.0.0.1:$port"
+		sleep 0.1
+	done
+	guest_fail "$g" "QEMU never listened on 127.0.0.1:$port"
+}
+
+guest_alive() { kill -0 "${GUEST_PID[$1]}" 2>/dev/null; }
+
+# guest_fail NAME MESSAGE: the guest is unusable; show why and exit.
+guest_fail() {
+	local g=$1 f=$GUEST_RUN/$1
+	printf 'ERROR: guest %s: %s\n' "$g" "$2" >&2
+	[[ -s "$f/qemu.log" ]] && sed 's/^/    qemu: /' "$f/qemu.log" >&2
+	die "$E_GUEST" "guest $g console: $f/console.log" "$f/console.log"
+}
+
+guest_wait_ready() {
+	local g=$1 timeout=$2 start=$SECONDS
+	while [[ ! -f "$GUEST_RUN/$g/ready" ]]; do
+		guest_alive "$g" || {
+			grep -qE 'Kernel panic|BUG:|Oops' "$GUEST_RUN/$g/console.log" 2>/dev/null &&
+				guest_fail "$g" "kernel panicked during boot"
+			guest_fail "$g" "QEMU exited before the guest reached its init"
+		}
+		((SECONDS - start < timeout)) ||
+			guest_fail "$g" "not up after ${timeout}s (init never reported ready)"
+		sleep 0.2
+	done
+}
+
+# guest_exec [-t SECONDS] NAME SCRIPT: run SCRIPT (sh) in the guest; its
+# output goes to stdout, its exit status is returned.  Returns 124 on
+# timeout; a dead guest ends the run (exit 7) with its console.
+guest_exec() {
+	local timeout=${RIG_EXEC_TIMEOUT:-300}
+	[[ "$1" == -t ]] && { timeout=$2; shift 2; }
+	local g=$1 script=$2 n dir start=$SECONDS
+	dir=$GUEST_RUN/$g/jobs
+	n=$(printf '%05d' "$((++GUEST_SEQ[$g]))")
+	printf '%s\n' "$script" >"$dir/.$n.tmp"
+	mv "$dir/.$n.tmp" "$dir/$n.sh"
+	while [[ ! -f "$dir/$n.rc" ]]; do
+		guest_alive "$g" || guest_fail "$g" "died while running job $n: $(head -c 200 "$dir/$n.run" 2>/dev/null)"
+		if ((SECONDS - start >= timeout)); then
+			printf 'ERROR: guest %s: job %s timed out after %ss: %s\n' "$g" "$n" "$timeout" \
+				"$(head -n 3 "$dir/$n.run" 2>/dev/null)" >&2
+			cat "$dir/$n.out" 2>/dev/null
+			return 124
+		fi
+		sleep 0.1
+	done
+	cat "$dir/$n.out"
+	return "$(cat "$dir/$n.rc")"
+}
+
+guest_kill() {
+	local g=$1 pid=${GUEST_PID[$1]:-}
+	[[ -n "$pid" ]] || return 0
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null || true
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	unset "GUEST_PID[$g]"
+}
+
+guests_stop() {
+	local g
+	for g in "${GUEST_NAMES[@]}"; do guest_kill "$g"; done
+}

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Install the Debian packages the rig needs (idempotent).
+# Usage: install-deps.sh [PACKAGE...]   (default: the rig's list)
+set -euo pipefail
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+pkgs=("$@")
+if ((${#pkgs[@]} == 0)); then
+	mapfile -t pkgs < <(grep -v '^#' "$RIG_TOP/qemu-net/packages.txt" | awk 'NF{print $1}')
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+sudo=()
+((EUID == 0)) || sudo=(sudo)
+logf=$SKB_TAILROOM_CACHE/logs/apt.log
+mkdir -p "$(dirname "$logf")"
+log "installing: ${missing[*]}"
+# Unknown names are reported by apt-cache before anything is installed.
+for p in "${missing[@]}"; do
+	apt-cache show "$p" >/dev/null 2>&1 || {
+		"${sudo[@]}" apt-get update -q >"$logf" 2>&1 || true
+		apt-cache show "$p" >/dev/null 2>&1 ||
+			die "$E_PKG" "Debian package '$p' is unknown to apt (apt-get update done; check the name)" "$logf"
+	}
+done
+step "$logf" "apt-get install ${#missing[@]} packages" \
+	env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q \
+	--no-install-recommends "${missing[@]}" ||
+	die "$E_PKG" "apt-get install failed for: ${missing[*]}" "$logf"

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Build a guest initramfs for one installed kernel:
+#   userspace.cpio.gz (host Debian binaries + libs, cached by content key)
+# + modules.cpio.gz   (that kernel's modules)
+# concatenated into KERNEL_DIR/initrd.img (the kernel unpacks both).
+#
+# Usage: mkinitramfs.sh KERNEL_DIR      Prints the initrd path.
+set -euo pipefail
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+kdir=${1:?usage: mkinitramfs.sh KERNEL_DIR}
+[[ -f "$kdir/info" ]] || die "$E_USAGE" "$kdir is not an installed kernel (no info file)"
+
+bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
+	/usr/sbin/swanctl /usr/sbin/tcpdump)
+plugins=(random nonce openssl pem pkcs1 x509 pubkey kernel-netlink
+	socket-default vici updown)
+for b in "${bins[@]}"; do
+	[[ -x "$b" ]] || die "$E_PKG" "$b missing: run qemu-net/install-deps.sh"
+done
+
+ukey=$({
+	echo userspace-v1
+	cat "$RIG_TOP/qemu-net/guest/init" "$RIG_TOP"/configs/strongswan/*
+	printf '%s\n' "${plugins[@]}"
+	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
+		strongswan-swanctl libstrongswan-standard-plugins tcpdump libc6 2>/dev/null
+} | sha)
+ucpio=$SKB_TAILROOM_CACHE/initramfs/userspace-$ukey.cpio.gz
+
+build_userspace() {
+	local root lib p f
+	root=$(mktemp -d)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$root'" RETURN
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/ipsec/plugins,etc/swanctl/conf.d,proc,sys,dev,tmp,run,rig,src}
+	install -m 0755 "$RIG_TOP/qemu-net/guest/init" "$root/init"
+	cp /bin/busybox "$root/bin/busybox"
+	for f in $(/bin/busybox --list); do
+		[[ "$f" == busybox ]] || ln -sf busybox "$root/bin/$f"
+	done
+	local elves=("${bins[@]:1}")
+	for p in "${plugins[@]}"; do
+		elves+=("/usr/lib/ipsec/plugins/libstrongswan-$p.so")
+	done
+	for f in "${elves[@]}"; do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+	done
+	# Libraries the ELF files need, the dynamic loader, and libgcc_s
+	# (glibc dlopens it for thread cancellation; charon needs it).
+	for lib in $(ldd "${elves[@]}" 2>/dev/null | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | sort -u) \
+		/lib/x86_64-linux-gnu/libgcc_s.so.1; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	[[ -e "$root/lib64/ld-linux-x86-64.so.2" ]] || {
+		mkdir -p "$root/lib64"
+		cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+	}
+	cp "$RIG_TOP/configs/strongswan/strongswan.conf" "$root/etc/strongswan.conf"
+	cp "$RIG_TOP/configs/strongswan/swanctl-initiator.conf" \
+		"$RIG_TOP/configs/strongswan/swanctl-responder.conf" "$root/etc/swanctl/"
+	# IKEv2 PSK made at build time, never committed.
+	printf 'secrets {\n\tike-rig {\n\t\tsecret = 0s%s\n\t}\n}\n' \
+		"$(head -c 32 /dev/urandom | base64)" >"$root/etc/swanctl/conf.d/secrets.conf"
+	echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
+	echo 'root:x:0:' >"$root/etc/group"
+	mkdir -p "$(dirname "$ucpio")"
+	(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) |
+		gzip -1 >"$ucpio.tmp"
+	mv "$ucpio.tmp" "$ucpio"
+}
+
+if [[ ! -f "$ucpio" ]]; then
+	step "$SKB_TAILROOM_CACHE/logs/initramfs.log" "guest userspace initramfs" build_userspace ||
+		die "$E_BUILD" "could not build the guest userspace" "$SKB_TAILROOM_CACHE/logs/initramfs.log"
+fi
+
+mcpio=$kdir/modules.cpio.gz
+if [[ ! -f "$mcpio" ]]; then
+	(cd "$kdir/modroot" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) |
+		gzip -1 >"$mcpio.tmp"
+	mv "$mcpio.tmp" "$mcpio"
+fi
+initrd=$kdir/initrd-$ukey.img
+if [[ ! -f "$initrd" ]]; then
+	cat "$ucpio" "$mcpio" >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+fi
+printf '%s\n' "$initrd"
