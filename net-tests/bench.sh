@@ -15,6 +15,8 @@ set -euo pipefail
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
 # shellcheck source=net-tests/rows.sh
 . "$RIG_TOP/net-tests/rows.sh"
+# shellcheck source=net-tests/lib/acct.sh
+. "$RIG_TOP/net-tests/lib/acct.sh"
 
 pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0
 while (($#)); do
@@ -59,15 +61,15 @@ log "results in $out"
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp t
+	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct t
 	mkdir -p "$run"
 	t=$SECONDS
 	guests_start "$run" "${kdir[$v]}"
 	local boot_s=$((SECONDS - t))
 	ipsec_start
+	acct_prepare "${kdir[$v]}"
 	for row in "${rows[@]}"; do
 		p=$(row_proto "$row")
-		[[ "$p" == icmp ]] && continue # counts only (accounting)
 		f=$(row_family "$row")
 		offl=$(row_offload "$row")
 		if [[ "$offl" != any && "$offl" != "$cur" ]]; then
@@ -79,19 +81,27 @@ bench_boot() {
 		if [[ -n "$child" ]]; then
 			ike=$(ipsec_up "$child" | sed -n 's/^ike_up_seconds=//p')
 		fi
-		local args=(-t "$secs")
-		[[ "$p" == udp ]] && args+=(-b 0 -l "$udplen")
-		mbps=$(iperf_run "$out/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
-			die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $out/raw/$pair-$v-$row.json"
-		esp=null
+		mbps=null
+		if [[ "$p" != icmp ]]; then # ICMP rows are counted only
+			local args=(-t "$secs")
+			[[ "$p" == udp ]] && args+=(-b 0 -l "$udplen")
+			mbps=$(iperf_run "$out/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
+				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $out/raw/$pair-$v-$row.json"
+		fi
+		esp=null acct=null
 		if [[ -n "$child" ]]; then
+			# Counting pass: fixed-size transfer under kprobes, after
+			# (never during) the throughput pass.
+			acct_row "$row" "$out/raw/$pair-$v-$row.acct"
+			acct=$(acct_json "$out/raw/$pair-$v-$row.acct")
 			esp=$(esp_packets b)
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
 			ipsec_down
 		fi
-		printf '{"pair":%d,"variant":"%s","row":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s"}\n' \
-			"$pair" "$v" "$row" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" >>"$runs"
-		printf '  pair %d %-8s %-28s %8s Mbit/s\n' "$pair" "$v" "$row" "$mbps" >&2
+		printf '{"pair":%d,"variant":"%s","row":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s}\n' \
+			"$pair" "$v" "$row" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" >>"$runs"
+		printf '  pair %d %-8s %-28s %8s Mbit/s  %s\n' "$pair" "$v" "$row" "$mbps" \
+			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" >&2
 	done
 	guests_stop
 	run_cleanup

@@ -18,13 +18,16 @@ dry=0
 variant=${1:-}
 case "$variant" in
 baseline) ref=base; frags=(guest.config) ;;
-patched) ref=patched; frags=(guest.config) ;;
-debug) ref=patched; frags=(guest.config debug.config) ;;
+patched) ref=patched; frags=(guest.config series.config) ;;
+debug) ref=patched; frags=(guest.config series.config debug.config) ;;
 *) die "$E_USAGE" "usage: build-kernel.sh [--dry-run] baseline|patched|debug" ;;
 esac
 
+# series.config holds the options the series adds (absent in base).
 fragpaths=()
-for f in "${frags[@]}"; do fragpaths+=("$RIG_TOP/configs/$f"); done
+for f in "${frags[@]}"; do
+	[[ -f "$RIG_TOP/configs/$f" ]] && fragpaths+=("$RIG_TOP/configs/$f")
+done
 
 tkey=$(tarball_key)
 skey=none
@@ -65,8 +68,18 @@ src=$(tree_ensure)
 exec 9>"$SKB_TAILROOM_CACHE/src/.lock"
 flock 9
 tree_checkout "$src" "$ref"
-mkdir -p "$bdir" "$SKB_TAILROOM_CACHE/logs"
 logs=$SKB_TAILROOM_CACHE/logs
+mkdir -p "$logs"
+# The patched kernel differs from baseline in a few files: start its O=
+# dir as a copy of baseline's (same source path), so make only rebuilds
+# what the series touches.
+if [[ ! -d "$bdir" && "$variant" == patched && -f "$SKB_TAILROOM_CACHE/build/baseline/vmlinux" ]]; then
+	step "$logs/seed-$variant.log" "seed $variant build dir from baseline" \
+		cp -a "$SKB_TAILROOM_CACHE/build/baseline" "$bdir.tmp" ||
+		die "$E_BUILD" "cannot copy the baseline build dir" "$logs/seed-$variant.log"
+	mv "$bdir.tmp" "$bdir"
+fi
+mkdir -p "$bdir"
 
 configure() {
 	cd "$src" || return

@@ -10,7 +10,7 @@
 # serial console of each guest is logged to RUN/<name>/console.log.
 
 GUEST_NAMES=(a b)
-declare -A GUEST_PID=() GUEST_SEQ=()
+declare -A GUEST_PID=()
 GUEST_RUN=
 
 # guests_start RUNDIR KERNEL_DIR [extra kernel cmdline]
@@ -57,7 +57,6 @@ guests_start() {
 		# QEMU dies with this shell even if the shell is SIGKILLed.
 		setpriv --pdeathsig KILL -- "${cmd[@]}" >"$run/$g/qemu.log" 2>&1 &
 		GUEST_PID[$g]=$!
-		GUEST_SEQ[$g]=0
 		echo "${GUEST_PID[$g]}" >"$pidf"
 		defer "guest_kill $g"
 		# B connects to A's listening socket: wait until it listens.
@@ -115,7 +114,8 @@ guest_exec() {
 	[[ "$1" == -t ]] && { timeout=$2; shift 2; }
 	local g=$1 script=$2 n dir start=$SECONDS
 	dir=$GUEST_RUN/$g/jobs
-	n=$(printf '%05d' "$((++GUEST_SEQ[$g]))")
+	# Unique without shared state: callers often run in $(...) subshells.
+	n=$(date +%s%N)-$BASHPID
 	printf '%s\n' "$script" >"$dir/.$n.tmp"
 	mv "$dir/.$n.tmp" "$dir/$n.sh"
 	while [[ ! -f "$dir/$n.rc" ]]; do

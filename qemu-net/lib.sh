@@ -67,11 +67,17 @@ step() {
 	mkdir -p "$(dirname "$logf")"
 	printf '[ .. ] %s\n' "$desc" >&2
 	(
-		while sleep 60; do
+		# The sleep must die with the ticker: an orphaned sleep would
+		# hold a caller's pipe (tee, $(...)) open for up to a minute.
+		trap 'kill "$s" 2>/dev/null; exit 0' TERM
+		while :; do
+			sleep 60 &
+			s=$!
+			wait "$s"
 			printf '[ .. ] %s: %ds, %s\n' "$desc" \
 				"$(($(date +%s) - start))" "$(progress_hint "$logf")" >&2
 		done
-	) &
+	) >/dev/null &
 	ticker=$!
 	rc=0
 	"$@" >"$logf" 2>&1 || rc=$?

@@ -13,8 +13,8 @@ kdir=${1:?usage: mkinitramfs.sh KERNEL_DIR}
 [[ -f "$kdir/info" ]] || die "$E_USAGE" "$kdir is not an installed kernel (no info file)"
 
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
-	/usr/sbin/swanctl /usr/sbin/tcpdump)
-plugins=(random nonce openssl pem pkcs1 x509 pubkey kernel-netlink
+	/usr/sbin/swanctl /usr/bin/tcpdump)
+plugins=(random nonce openssl kdf pem pkcs1 x509 pubkey kernel-netlink
 	socket-default vici updown)
 for b in "${bins[@]}"; do
 	[[ -x "$b" ]] || die "$E_PKG" "$b missing: run qemu-net/install-deps.sh"
@@ -34,7 +34,7 @@ build_userspace() {
 	root=$(mktemp -d)
 	# shellcheck disable=SC2064
 	trap "rm -rf '$root'" RETURN
-	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/ipsec/plugins,etc/swanctl/conf.d,proc,sys,dev,tmp,run,rig,src}
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/ipsec/plugins,etc/swanctl/conf.d,etc/swanctl/x509,etc/swanctl/x509ca,etc/swanctl/private,proc,sys,dev,tmp,run,rig,src}
 	install -m 0755 "$RIG_TOP/qemu-net/guest/init" "$root/init"
 	cp /bin/busybox "$root/bin/busybox"
 	for f in $(/bin/busybox --list); do

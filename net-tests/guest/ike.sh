@@ -20,14 +20,16 @@ wait_for() { # wait_for TENTHS CMD...: poll CMD every 0.1 s
 	done
 }
 
-xfrm_empty() { [ -z "$($ip xfrm state)" ] && [ -z "$($ip xfrm policy)" ]; }
+# charon's per-socket IKE bypass policies ("socket in/out") stay; every
+# SA and every "dir in/out/fwd" policy must be gone.
+xfrm_empty() { [ -z "$($ip xfrm state)" ] && ! $ip xfrm policy | grep -q '^[[:space:]]*dir '; }
 
 case "${1:-}" in
 start)
 	role=$2
-	[ -S /run/charon.vici ] || {
+	[ -S /var/run/charon.vici ] || {
 		setsid /usr/lib/ipsec/charon >/rig/charon.out 2>&1 </dev/null &
-		wait_for 200 test -S /run/charon.vici || {
+		wait_for 200 test -S /var/run/charon.vici || {
 			echo "charon did not open its vici socket"
 			cat /rig/charon.out
 			exit 8

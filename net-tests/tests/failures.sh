@@ -48,8 +48,8 @@ t_fail_panic() {
 
 t_fail_ike() {
 	# The responder never answers: charon is not started on b.
+	# shellcheck disable=SC2016 # expanded by pair.sh
 	expect_exit "$E_IKE" "IKE: CHILD_SA v4-gcm-transport not established" "$CHECK_DIR/fail-ike.out" \
-		# shellcheck disable=SC2016 # expanded by pair.sh
 		pair_cmd ike patched -c 'guest_exec a "$G/ike.sh start initiator" >/dev/null; ipsec_up v4-gcm-transport' ||
 		return
 	grep -q 'charon log of guest a' "$CHECK_DIR/fail-ike.out" || { reason "charon log not shown"; return 1; }
@@ -57,8 +57,8 @@ t_fail_ike() {
 
 t_fail_iperf() {
 	# No iperf3 server on b.
+	# shellcheck disable=SC2016 # expanded by pair.sh
 	expect_exit "$E_TRAFFIC" "iperf3 tcp v4 to 10.0.0.2 failed" "$CHECK_DIR/fail-iperf.out" \
-		# shellcheck disable=SC2016 # expanded by pair.sh
 		pair_cmd iperf patched -c 'iperf_run "$GUEST_RUN/x.json" v4 tcp -t 1 || exit'
 }
 

@@ -1,0 +1,108 @@
+#!/bin/sh
+# ESP output path accounting in the sending guest, from tracefs kprobe
+# events with in-kernel hist aggregation (no counting code in the kernel).
+#   acct.sh start OFFSETS_FILE   define probes + hist triggers, snapshot counters
+#   acct.sh stop                 print KEY=VALUE totals for the interval, remove probes
+#
+# Probes (x86_64 calling convention: args in di, si, dx, cx):
+#   eoh   esp_output_head / esp6_output_head entry        = ESP packets sent
+#   cow   skb_cow_data(skb, tailbits, trailer) tailbits>0 = head realloc + copy
+#   pfrag esp_output_tail / esp6_output_tail, esp->inplace == 0
+#                                                         = trailer in a page frag
+#   put   pskb_put() (called by esp*_output_head on the in-place and cow paths)
+#         so in-place = put - cow, and in-place + pfrag + cow must equal eoh
+#   pet   pskb_expand_head: bytes copied = skb->tail (head-relative offset)
+#   ppt   __pskb_pull_tail(skb, delta): bytes copied = delta
+#   sce   skb_copy_expand(skb, headroom, ...): bytes copied = headroom + skb->len
+#   seg   skb_segment calls (GSO)
+set -eu
+T=/sys/kernel/tracing
+K=$T/events/kprobes
+ST=/tmp/acct
+
+probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg"
+
+snap() { # counters from /proc and sysfs, KEY=VALUE
+	awk '/^Tcp:/{if(!h){split($0,k);h=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutSegs") print "tcp_outsegs=" $i; h=0}' /proc/net/snmp
+	awk '/^Udp:/{if(!u){split($0,k);u=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutDatagrams") print "udp_outdatagrams=" $i; u=0}' /proc/net/snmp
+	awk '/^Ip:/{if(!p){split($0,k);p=1;next} for(i=2;i<=NF;i++) if(k[i]=="FragCreates") print "ip_fragcreates=" $i; p=0}' /proc/net/snmp
+	awk '$1=="Ip6FragCreates"{print "ip6_fragcreates=" $2} $1=="Udp6OutDatagrams"{print "udp6_outdatagrams=" $2}' /proc/net/snmp6
+	echo "dev_tx_packets=$(cat /sys/class/net/eth0/statistics/tx_packets)"
+	echo "dev_tx_bytes=$(cat /sys/class/net/eth0/statistics/tx_bytes)"
+	/usr/sbin/ip -s xfrm state | awk '/^src/{dir=""} /^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/,"",$2); n+=$2} END{print "xfrm_sa_packets=" n+0}'
+	awk '{s+=$2} END{print "xfrm_stat_errors=" s+0}' /proc/net/xfrm_stat
+}
+
+hist_hits() { # total hits of an event's hist trigger
+	awk '/^ *Hits:/{print $2; f=1} END{if(!f) print 0}' "$K/$1/hist"
+}
+hist_sum() { # sum of a value field over all hist entries
+	awk -v f="$2:" '{for(i=1;i<NF;i++) if($i==f) s+=$(i+1)} END{print s+0}' "$K/$1/hist"
+}
+
+cleanup() {
+	for e in $probe_names; do
+		[ -d "$K/$e" ] || continue
+		echo 0 >"$K/$e/enable"
+		t=$(grep -v '^#' "$K/$e/trigger" | head -n 1 | sed 's/ \[.*//')
+		[ -z "$t" ] || echo "!$t" >"$K/$e/trigger"
+		echo "-:kprobes/$e" >>"$T/kprobe_events"
+	done
+}
+
+case "${1:-}" in
+start)
+	[ -w "$T/kprobe_events" ] || { echo "no kprobe_events in tracefs"; exit 4; }
+	# shellcheck disable=SC1090
+	. "$2"
+	cleanup
+	{
+		echo "p:kprobes/eoh esp_output_head skb=%si:x64"
+		echo "p:kprobes/cow skb_cow_data tailbits=%si:s32"
+		echo "p:kprobes/pfrag esp_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8"
+		echo "p:kprobes/put pskb_put len=%dx:s32"
+		echo "p:kprobes/pet pskb_expand_head copied=+$SKB_TAIL(%di):u32"
+		echo "p:kprobes/ppt __pskb_pull_tail delta=%si:s32"
+		echo "p:kprobes/sce skb_copy_expand hr=%si:s32 len=+$SKB_LEN(%di):u32"
+		echo "p:kprobes/seg skb_segment"
+	} >>"$T/kprobe_events"
+	# IPv6 ESP is built in too; its output functions are separate symbols.
+	echo "p:kprobes/eoh6 esp6_output_head skb=%si:x64" >>"$T/kprobe_events"
+	echo "p:kprobes/pfrag6 esp6_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8" >>"$T/kprobe_events"
+	for e in eoh eoh6 put seg; do echo "hist:keys=common_pid:vals=hitcount" >"$K/$e/trigger"; done
+	echo "hist:keys=common_pid:vals=hitcount if tailbits > 0" >"$K/cow/trigger"
+	echo "hist:keys=common_pid:vals=hitcount if inplace == 0" >"$K/pfrag/trigger"
+	echo "hist:keys=common_pid:vals=hitcount if inplace == 0" >"$K/pfrag6/trigger"
+	echo "hist:keys=common_pid:vals=hitcount,copied" >"$K/pet/trigger"
+	echo "hist:keys=common_pid:vals=hitcount,delta" >"$K/ppt/trigger"
+	echo "hist:keys=common_pid:vals=hitcount,hr,len" >"$K/sce/trigger"
+	for e in $probe_names; do echo 1 >"$K/$e/enable"; done
+	mkdir -p "$ST"
+	snap >"$ST/before"
+	;;
+stop)
+	snap >"$ST/after"
+	for e in $probe_names; do echo 0 >"$K/$e/enable"; done
+	eoh=$(($(hist_hits eoh) + $(hist_hits eoh6)))
+	cow=$(hist_hits cow)
+	pfrag=$(($(hist_hits pfrag) + $(hist_hits pfrag6)))
+	put=$(hist_hits put)
+	echo "esp_packets=$eoh"
+	echo "cow=$cow"
+	echo "pagefrag=$pfrag"
+	echo "pskb_put=$put"
+	echo "inplace=$((put - cow))"
+	echo "expand_head_calls=$(hist_hits pet)"
+	echo "pull_tail_calls=$(hist_hits ppt)"
+	echo "copy_expand_calls=$(hist_hits sce)"
+	echo "copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len)))"
+	echo "skb_segment_calls=$(hist_hits seg)"
+	# counter deltas over the interval
+	awk -F= 'NR==FNR{b[$1]=$2; next} {print $1 "=" $2 - b[$1]}' "$ST/before" "$ST/after"
+	cleanup
+	;;
+*)
+	echo "usage: acct.sh start OFFSETS_FILE | stop" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Structure offsets for the rig's kprobe events (net-tests/guest/acct.sh),
+ * compiled to assembly only, like the kernel's asm-offsets.c: kprobe
+ * fetch-args in 6.1 take numeric offsets, not BTF field names.
+ */
+#include <linux/kbuild.h>
+#include <linux/skbuff.h>
+#include <net/esp.h>
+
+int main(void);
+int main(void)
+{
+	DEFINE(ESP_INFO_TAILEN, offsetof(struct esp_info, tailen));
+	DEFINE(ESP_INFO_INPLACE, offsetof(struct esp_info, inplace));
+	DEFINE(SKB_LEN, offsetof(struct sk_buff, len));
+	DEFINE(SKB_DATA_LEN, offsetof(struct sk_buff, data_len));
+	DEFINE(SKB_TAIL, offsetof(struct sk_buff, tail));
+	DEFINE(SKB_END, offsetof(struct sk_buff, end));
+	DEFINE(SKB_CLONED_BYTE, offsetof(struct sk_buff, __cloned_offset));
+	return 0;
+}
