@@ -38,7 +38,11 @@ key=$({
 	gcc --version | head -n 1
 } | sha)
 out=$SKB_TAILROOM_CACHE/kernels/$variant-$key
-bdir=$SKB_TAILROOM_CACHE/build/$variant
+# baseline and patched share one O= dir: they differ in the files the
+# series touches (and series.config symbols), so switching between them
+# rebuilds only those.  debug (KASAN etc.) differs everywhere: own dir.
+bdir=$SKB_TAILROOM_CACHE/build/main
+[[ "$variant" == debug ]] && bdir=$SKB_TAILROOM_CACHE/build/debug
 
 mk=(make -j"$RIG_JOBS" O="$bdir" CC="ccache gcc" HOSTCC="ccache gcc"
 	KBUILD_BUILD_TIMESTAMP="2009-02-10" KBUILD_BUILD_USER=rig
@@ -70,15 +74,6 @@ flock 9
 tree_checkout "$src" "$ref"
 logs=$SKB_TAILROOM_CACHE/logs
 mkdir -p "$logs"
-# The patched kernel differs from baseline in a few files: start its O=
-# dir as a copy of baseline's (same source path), so make only rebuilds
-# what the series touches.
-if [[ ! -d "$bdir" && "$variant" == patched && -f "$SKB_TAILROOM_CACHE/build/baseline/vmlinux" ]]; then
-	step "$logs/seed-$variant.log" "seed $variant build dir from baseline" \
-		cp -a "$SKB_TAILROOM_CACHE/build/baseline" "$bdir.tmp" ||
-		die "$E_BUILD" "cannot copy the baseline build dir" "$logs/seed-$variant.log"
-	mv "$bdir.tmp" "$bdir"
-fi
 mkdir -p "$bdir"
 
 configure() {

@@ -6,7 +6,9 @@
 #
 # Probes (x86_64 calling convention: args in di, si, dx, cx):
 #   eoh   esp_output_head / esp6_output_head entry        = ESP packets sent
-#   cow   skb_cow_data(skb, tailbits, trailer) tailbits>0 = head realloc + copy
+#   cow   skb_cow_data(skb, tailbits, trailer) tailbits>0 = head realloc + copy;
+#         it copies the linear part (skb->tail, head-relative) and pulls
+#         the paged part (skb->data_len): copied_bytes sums both
 #   pfrag esp_output_tail / esp6_output_tail, esp->inplace == 0
 #                                                         = trailer in a page frag
 #   put   pskb_put() (called by esp*_output_head on the in-place and cow paths)
@@ -14,13 +16,16 @@
 #   pet   pskb_expand_head: bytes copied = skb->tail (head-relative offset)
 #   ppt   __pskb_pull_tail(skb, delta): bytes copied = delta
 #   sce   skb_copy_expand(skb, headroom, ...): bytes copied = headroom + skb->len
+#         (pet/ppt/sce are system-wide, receive path included: all_copied_bytes)
 #   seg   skb_segment calls (GSO)
+#   uct   skb_unclone_tailroom (patched kernels only): head-only unshare;
+#         copies the headroom + linear part (skb->tail), added to copied_bytes
 set -eu
 T=/sys/kernel/tracing
 K=$T/events/kprobes
 ST=/tmp/acct
 
-probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg"
+probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg uct"
 
 snap() { # counters from /proc and sysfs, KEY=VALUE
 	awk '/^Tcp:/{if(!h){split($0,k);h=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutSegs") print "tcp_outsegs=" $i; h=0}' /proc/net/snmp
@@ -58,7 +63,7 @@ start)
 	cleanup
 	{
 		echo "p:kprobes/eoh esp_output_head skb=%si:x64"
-		echo "p:kprobes/cow skb_cow_data tailbits=%si:s32"
+		echo "p:kprobes/cow skb_cow_data tailbits=%si:s32 tl=+$SKB_TAIL(%di):u32 dl=+$SKB_DATA_LEN(%di):u32"
 		echo "p:kprobes/pfrag esp_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8"
 		echo "p:kprobes/put pskb_put len=%dx:s32"
 		echo "p:kprobes/pet pskb_expand_head copied=+$SKB_TAIL(%di):u32"
@@ -69,20 +74,29 @@ start)
 	# IPv6 ESP is built in too; its output functions are separate symbols.
 	echo "p:kprobes/eoh6 esp6_output_head skb=%si:x64" >>"$T/kprobe_events"
 	echo "p:kprobes/pfrag6 esp6_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8" >>"$T/kprobe_events"
+	if grep -qw skb_unclone_tailroom /proc/kallsyms; then
+		echo "p:kprobes/uct skb_unclone_tailroom tl=+$SKB_TAIL(%di):u32" >>"$T/kprobe_events"
+		echo "hist:keys=common_pid:vals=hitcount,tl" >"$K/uct/trigger"
+		echo 1 >"$K/uct/enable"
+	fi
 	for e in eoh eoh6 put seg; do echo "hist:keys=common_pid:vals=hitcount" >"$K/$e/trigger"; done
-	echo "hist:keys=common_pid:vals=hitcount if tailbits > 0" >"$K/cow/trigger"
+	echo "hist:keys=common_pid:vals=hitcount,tl,dl if tailbits > 0" >"$K/cow/trigger"
 	echo "hist:keys=common_pid:vals=hitcount if inplace == 0" >"$K/pfrag/trigger"
 	echo "hist:keys=common_pid:vals=hitcount if inplace == 0" >"$K/pfrag6/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,copied" >"$K/pet/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,delta" >"$K/ppt/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,hr,len" >"$K/sce/trigger"
-	for e in $probe_names; do echo 1 >"$K/$e/enable"; done
+	for e in $probe_names; do
+		if [ -d "$K/$e" ]; then echo 1 >"$K/$e/enable"; fi
+	done
 	mkdir -p "$ST"
 	snap >"$ST/before"
 	;;
 stop)
 	snap >"$ST/after"
-	for e in $probe_names; do echo 0 >"$K/$e/enable"; done
+	for e in $probe_names; do
+		if [ -d "$K/$e" ]; then echo 0 >"$K/$e/enable"; fi
+	done
 	eoh=$(($(hist_hits eoh) + $(hist_hits eoh6)))
 	cow=$(hist_hits cow)
 	pfrag=$(($(hist_hits pfrag) + $(hist_hits pfrag6)))
@@ -95,7 +109,15 @@ stop)
 	echo "expand_head_calls=$(hist_hits pet)"
 	echo "pull_tail_calls=$(hist_hits ppt)"
 	echo "copy_expand_calls=$(hist_hits sce)"
-	echo "copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len)))"
+	uct_calls=0 uct_bytes=0
+	if [ -d "$K/uct" ]; then
+		echo 0 >"$K/uct/enable"
+		uct_calls=$(hist_hits uct)
+		uct_bytes=$(hist_sum uct tl)
+	fi
+	echo "head_unshare=$uct_calls"
+	echo "copied_bytes=$(($(hist_sum cow tl) + $(hist_sum cow dl) + uct_bytes))"
+	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len)))"
 	echo "skb_segment_calls=$(hist_hits seg)"
 	# counter deltas over the interval
 	awk -F= 'NR==FNR{b[$1]=$2; next} {print $1 "=" $2 - b[$1]}' "$ST/before" "$ST/after"

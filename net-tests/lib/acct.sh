@@ -24,7 +24,7 @@ acct_row() {
 	icmp)
 		cmd=""
 		for s in "${ACCT_PING_SIZES[@]}"; do
-			cmd+="ping $([[ "$f" == v6 ]] && echo -6) -q -c 10 -i 0.05 -s $s $peer >/dev/null && "
+			cmd+="ping $([[ "$f" == v6 ]] && echo -6) -q -A -c 10 -s $s $peer >/dev/null && "
 		done
 		cmd+=true
 		;;

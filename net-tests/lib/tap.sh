@@ -26,6 +26,12 @@ check() {
 	result "$name" "$rc" "$(last_reason)"
 }
 
+# check_ok NAME CMD...: like check, and returns 0 only if it passed.
+check_ok() {
+	check "$@"
+	[[ "$(tail -n 1 "$TAP_RECORDS" | cut -f1)" == ok ]]
+}
+
 # A test function may explain a fail/skip with: reason "text".
 REASON_FILE=
 reason() { [[ -n "$REASON_FILE" ]] && printf '%s' "$*" >"$REASON_FILE"; printf '%s\n' "$*" >&2; }

@@ -1,0 +1,116 @@
+# shellcheck shell=bash
+# Group "kernel": what the series claims, checked in the guests.
+#  - KUnit suites the series adds (patched kernel)
+#  - ksize_test.ko, an out-of-tree module built against the tree, insmod'ed
+#    in a guest: ksize() is exported and equals kmalloc_size_roundup()
+#  - key zeroing on free (net-tests/guest/zeroing-test.sh): must FAIL on
+#    the baseline kernel (the keys reach kfree() unwiped) and pass on the
+#    patched one, so the test is seen to be able to fail.
+
+# shellcheck source=net-tests/rows.sh
+. "$RIG_TOP/net-tests/rows.sh"
+# shellcheck source=net-tests/lib/acct.sh
+. "$RIG_TOP/net-tests/lib/acct.sh"
+
+# t_acct VARIANT ROW CHECK: the accounting of one fixed transfer must add
+# up (in-place + page-frag + cow == ESP packets, every xfrm_stat error 0)
+# and CHECK (an awk condition on the per-packet ratios) must hold.
+t_acct() {
+	local row=$2 cond=$3 f=$CHECK_DIR/acct-$1-$2.txt
+	ipsec_up "$(row_child "$row")" >&2 || { reason "SA not up"; return 1; }
+	acct_row "$row" "$f"
+	ipsec_down >&2 || true
+	sed 's/^/    /' "$f" >&2
+	awk -F= -v cond="$cond" '{v[$1]=$2}
+	END {
+		e = v["esp_packets"]
+		if (e < 100) { print "only " e+0 " ESP packets counted"; exit 1 }
+		if (v["inplace"] < 0 || v["inplace"] + v["pagefrag"] + v["cow"] != e) {
+			printf "paths do not add up: in-place %d + page-frag %d + cow %d != %d ESP packets\n",
+				v["inplace"], v["pagefrag"], v["cow"], e; exit 1 }
+		if (v["xfrm_stat_errors"] != 0) { print "xfrm_stat errors: " v["xfrm_stat_errors"]; exit 1 }
+		if (v["tcp_outsegs"] + v["udp_outdatagrams"] + v["udp6_outdatagrams"] > e + 50) {
+			print "fewer ESP packets than segments sent"; exit 1 }
+		c = v["cow"] / e; p = v["pagefrag"] / e; i = v["inplace"] / e
+		ok = (cond == "baseline-cows") ? (c > 0.9) : \
+		     (cond == "patched-no-cow") ? (c < 0.01 && p > 0.9) : 1
+		if (!ok) { printf "%s does not hold: cow %.3f page-frag %.3f in-place %.3f per packet\n", cond, c, p, i; exit 1 }
+	}' "$f" >"$f.verdict" || { reason "$(cat "$f.verdict")"; return 1; }
+}
+
+# KUnit modules the series adds (module names, see configs/series.config).
+KUNIT_MODULES=(ksize_kunit)
+
+t_ksize_module_build() {
+	local bdir src tmp=$CHECK_DIR/ksize-mod
+	bdir=$(sed -n 's/^build_dir=//p' "$SKB_TAILROOM_CACHE/kernels/patched/info")
+	src=$(sed -n 's/^src=//p' "$SKB_TAILROOM_CACHE/kernels/patched/info")
+	rm -rf "$tmp"
+	cp -r "$RIG_TOP/net-tests/ksize-mod" "$tmp"
+	# The O= dir is shared with kernel builds: take the tree lock.
+	flock "$src/../.lock" make -C "$bdir" M="$tmp" modules >&2 ||
+		{ reason "ksize_test.ko does not build against $bdir"; return 1; }
+	cp "$tmp/ksize_test.ko" "$GUEST_RUN/a/"
+}
+
+t_ksize_module_load() {
+	local out
+	out=$(guest_exec a "insmod /rig/ksize_test.ko; rc=\$?; dmesg | grep -E '^(\[[ 0-9.]+\] )?(# |ok|not ok|    )' | grep -A400 'ksize_test' | tail -n 60; exit \$rc") ||
+		{ printf '%s\n' "$out" >&2; reason "insmod ksize_test.ko failed: ksize() != kmalloc_size_roundup() somewhere"; return 1; }
+	printf '%s\n' "$out" >&2
+}
+
+t_kunit() {
+	local out rc=0
+	out=$(guest_exec a "$G/kunit.sh $*") || rc=$?
+	printf '%s\n' "$out" >&2
+	case "$rc" in
+	0) ;;
+	4) reason "KUnit module not in this kernel"; return 4 ;;
+	*) reason "KUnit suite failed"; return 1 ;;
+	esac
+}
+
+# t_zeroing WANT: run zeroing-test.sh in guest a; WANT is its expected
+# exit status (1 on baseline, 0 on patched).
+t_zeroing() {
+	local want=$1 out rc=0
+	out=$(guest_exec -t 120 a "$G/zeroing-test.sh") || rc=$?
+	printf '%s\n' "$out" >&2
+	if ((rc == 4)); then reason "zeroing test skipped in the guest"; return 4; fi
+	if ((rc != want)); then
+		reason "zeroing-test.sh exited $rc, expected $want"
+		return 1
+	fi
+	# On the baseline the failures must be the unwiped keys, not a blind probe.
+	if ((want == 1)) && grep -q 'probe saw nothing\|blind' <<<"$out"; then
+		reason "baseline failure is a blind probe, not an unwiped key"
+		return 1
+	fi
+}
+
+group_kernel() {
+	guests_start "$CHECK_DIR/kernel-baseline" "$SKB_TAILROOM_CACHE/kernels/baseline"
+	ipsec_start
+	acct_prepare "$SKB_TAILROOM_CACHE/kernels/baseline"
+	check acct-adds-up-baseline-tcp-cows t_acct baseline tcp-v4-transport-gcm-off baseline-cows
+	check acct-adds-up-baseline-udp t_acct baseline udp-v6-tunnel-sha-off any
+	check zeroing-fails-on-baseline t_zeroing 1
+	guests_stop
+	run_cleanup
+	guests_start "$CHECK_DIR/kernel-patched" "$SKB_TAILROOM_CACHE/kernels/patched"
+	ipsec_start
+	acct_prepare "$SKB_TAILROOM_CACHE/kernels/patched"
+	check acct-adds-up-patched-tcp-no-cow t_acct patched tcp-v4-transport-gcm-off patched-no-cow
+	check acct-adds-up-patched-tcp6-no-cow t_acct patched tcp-v6-tunnel-sha-off patched-no-cow
+	check zeroing-passes-on-patched t_zeroing 0
+	local m
+	for m in "${KUNIT_MODULES[@]}"; do
+		check "kunit-$m" t_kunit "$m"
+	done
+	if check_ok ksize-module-build t_ksize_module_build; then
+		check ksize-module-insmod t_ksize_module_load
+	else
+		result ksize-module-insmod 4 "module did not build"
+	fi
+}
