@@ -28,6 +28,8 @@ static||shellcheck of every tracked script, C tools build with -Werror
 series||patches/series applies with git am; checkpatch --strict clean
 build||baseline and patched kernels build (cached by tarball+config+series)
 pair|build|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
+kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched
+integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left
 "
 for f in "$RIG_TOP"/net-tests/tests/*.sh; do

@@ -45,6 +45,19 @@ ipsec_up() {
 	printf '%s\n' "$out"
 }
 
+# ipsec_check_up: the CHILD_SA is still installed on both guests (a
+# tunnel torn down mid-transfer would let traffic go out in the clear).
+ipsec_check_up() {
+	local g n
+	for g in a b; do
+		n=$(guest_exec "$g" "/usr/sbin/ip xfrm state | grep -c '^src'" || true)
+		if [[ "$n" != 2 ]]; then
+			printf 'ERROR: IKE: tunnel torn down: guest %s has %s ESP SAs, expected 2\n' "$g" "${n:-0}" >&2
+			return "$E_IKE"
+		fi
+	done
+}
+
 ipsec_down() {
 	local g out
 	for g in a b; do

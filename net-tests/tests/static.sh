@@ -17,7 +17,13 @@ t_c_tools() {
 		{ reason "C tools do not build with -Wall -Wextra -Werror"; return 1; }
 }
 
+t_tools_selftest() {
+	make -s -C "$RIG_TOP/net-tests/tools" selftest >&2 ||
+		{ reason "skbt-payload self-test failed (loopback only)"; return 1; }
+}
+
 group_static() {
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
+	check static-payload-selftest t_tools_selftest
 }
