@@ -90,6 +90,7 @@ bench_boot() {
 		fi
 		esp=null acct=null
 		if [[ -n "$child" ]]; then
+			ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
 			# Counting pass: fixed-size transfer under kprobes, after
 			# (never during) the throughput pass.
 			acct_row "$row" "$out/raw/$pair-$v-$row.acct"

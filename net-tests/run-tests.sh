@@ -30,6 +30,8 @@ build||baseline and patched kernels build (cached by tarball+config+series)
 pair|build|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
 kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched
 integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
+wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail
+debug|build|opt-in (RIG_CHECK_DEBUG=1 or -t debug): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left
 "
 for f in "$RIG_TOP"/net-tests/tests/*.sh; do
@@ -58,6 +60,8 @@ if ((list)); then
 	awk -F'|' 'NF>=3{printf "%-10s %s\n", $1, $3}' <<<"$GROUPS_TABLE"
 	exit 0
 fi
+# Groups named with -t (opt-in groups run only when named or enabled).
+export CHECK_EXPLICIT=" ${sel[*]} "
 ((${#sel[@]})) || sel=("${groups[@]}")
 
 CHECK_DIR=$RIG_RESULTS/check-$(date +%Y%m%d-%H%M%S)

@@ -112,14 +112,18 @@ guest_wait_ready() {
 guest_exec() {
 	local timeout=${RIG_EXEC_TIMEOUT:-300}
 	[[ "$1" == -t ]] && { timeout=$2; shift 2; }
-	local g=$1 script=$2 n dir start=$SECONDS
+	local g=$1 script=$2 n dir h start=$SECONDS
 	dir=$GUEST_RUN/$g/jobs
 	# Unique without shared state: callers often run in $(...) subshells.
 	n=$(date +%s%N)-$BASHPID
 	printf '%s\n' "$script" >"$dir/.$n.tmp"
 	mv "$dir/.$n.tmp" "$dir/$n.sh"
 	while [[ ! -f "$dir/$n.rc" ]]; do
-		guest_alive "$g" || guest_fail "$g" "died while running job $n: $(head -c 200 "$dir/$n.run" 2>/dev/null)"
+		# Any dead guest ends the run, not only the one running the job
+		# (a's iperf3 would otherwise wait for a dead b until timeout).
+		for h in "${!GUEST_PID[@]}"; do
+			guest_alive "$h" || guest_fail "$h" "died while guest $g ran job $n: $(head -c 200 "$dir/$n.run" 2>/dev/null)"
+		done
 		if ((SECONDS - start >= timeout)); then
 			printf 'ERROR: guest %s: job %s timed out after %ss: %s\n' "$g" "$n" "$timeout" \
 				"$(head -n 3 "$dir/$n.run" 2>/dev/null)" >&2

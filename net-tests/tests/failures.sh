@@ -62,6 +62,22 @@ t_fail_iperf() {
 		pair_cmd iperf patched -c 'iperf_run "$GUEST_RUN/x.json" v4 tcp -t 1 || exit'
 }
 
+t_fail_guest_killed() {
+	# b's QEMU is killed (SIGKILL) in the middle of a transfer from a.
+	# shellcheck disable=SC2016 # expanded by pair.sh
+	expect_exit "$E_GUEST" "guest b: died while guest a ran job" "$CHECK_DIR/fail-killed.out" \
+		pair_cmd killed patched --ike -c '(sleep 4; kill -9 "${GUEST_PID[b]}") & iperf_run "$GUEST_RUN/x.json" v4 tcp -t 20'
+}
+
+t_fail_torn_down() {
+	# The tunnel is torn down (IKE delete from b) during a transfer.
+	# shellcheck disable=SC2016 # expanded by pair.sh
+	expect_exit "$E_IKE" "tunnel torn down: guest a has 0 ESP SAs" "$CHECK_DIR/fail-torn.out" \
+		pair_cmd torn patched --ike -c 'ipsec_up v4-gcm-transport
+			(sleep 2; guest_exec b "swanctl --terminate --ike v4" >/dev/null) & bg=$!
+			iperf_run "$GUEST_RUN/x.json" v4 tcp -t 5; wait "$bg"; ipsec_check_up'
+}
+
 t_no_qemu_left() {
 	local left
 	left=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR" || true)
@@ -74,5 +90,7 @@ group_failures() {
 	check fail-guest-panic t_fail_panic
 	check fail-ike-peer-silent t_fail_ike
 	check fail-iperf3-no-server t_fail_iperf
+	check fail-guest-killed-mid-run t_fail_guest_killed
+	check fail-tunnel-torn-down t_fail_torn_down
 	check no-qemu-left-behind t_no_qemu_left
 }

@@ -39,7 +39,7 @@ t_acct() {
 }
 
 # KUnit modules the series adds (module names, see configs/series.config).
-KUNIT_MODULES=(ksize_kunit)
+KUNIT_MODULES=(ksize_kunit skb_tailroom_test)
 
 t_ksize_module_build() {
 	local bdir src tmp=$CHECK_DIR/ksize-mod

@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# Group "debug": the patched tree built with KASAN (generic), SLUB_DEBUG
+# (booted with slub_debug=FZPU), KFENCE, kmemleak and PROVE_LOCKING
+# (configs/debug.config).  Functional tests on it: tunnel up, traffic on
+# every quick-subset row, the series' KUnit suites; then any KASAN,
+# KFENCE, slub or lockdep report, WARN, BUG or kmemleak leak in either
+# guest's console fails the test and is printed.
+# Opt-in (a third full kernel build, ~25 min cold on 2 cores):
+#   make check CHECK_ARGS="-t debug"   or   RIG_CHECK_DEBUG=1 make check
+# shellcheck source=net-tests/rows.sh
+. "$RIG_TOP/net-tests/rows.sh"
+
+DEBUG_REPORTS='BUG:|WARNING:|KASAN|KFENCE|kmemleak: [0-9]+ new suspected|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|Oops|Kernel panic|=============================================================================$'
+
+t_debug_build() {
+	"$RIG_TOP/qemu-net/build-kernel.sh" debug >&2 || { reason "debug kernel build failed (see log)"; return 1; }
+}
+
+t_debug_rows() {
+	local row child p f off cur=none mbps
+	for row in "${ROWS_QUICK[@]}"; do
+		p=$(row_proto "$row")
+		f=$(row_family "$row")
+		off=$(row_offload "$row")
+		if [[ "$off" != any && "$off" != "$cur" ]]; then ipsec_offload "$off"; cur=$off; fi
+		child=$(row_child "$row")
+		[[ -z "$child" ]] || ipsec_up "$child" >&2 || { reason "$row: SA not up"; return 1; }
+		local args=(-t 3)
+		[[ "$p" == udp ]] && args+=(-b 50M -l 1300)
+		mbps=$(iperf_run "$CHECK_DIR/debug-$row.json" "$f" "$p" "${args[@]}") ||
+			{ reason "$row: iperf3 failed"; return 1; }
+		printf '%s: %s Mbit/s (debug kernel)\n' "$row" "$mbps" >&2
+		[[ -z "$child" ]] || ipsec_down || { reason "$row: teardown failed"; return 1; }
+	done
+}
+
+t_debug_kunit() {
+	local out rc=0
+	out=$(guest_exec -t 300 a "$G/kunit.sh ${KUNIT_MODULES[*]}") || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "KUnit on the debug kernel: exit $rc"; return 1; }
+}
+
+t_debug_consoles() {
+	local g bad=0 leaks
+	for g in a b; do
+		guest_exec -t 120 "$g" "echo scan >/sys/kernel/debug/kmemleak; sleep 6; echo scan >/sys/kernel/debug/kmemleak; cat /sys/kernel/debug/kmemleak" \
+			>"$GUEST_RUN/$g/kmemleak.txt" 2>&1 || true
+		leaks=$(grep -c 'unreferenced object' "$GUEST_RUN/$g/kmemleak.txt" || true)
+		if ((leaks > 0)); then
+			printf 'guest %s: %d kmemleak reports:\n' "$g" "$leaks" >&2
+			head -n 40 "$GUEST_RUN/$g/kmemleak.txt" >&2
+			bad=1
+		fi
+		if grep -qE "$DEBUG_REPORTS" "$GUEST_RUN/$g/console.log"; then
+			printf 'guest %s console reports:\n' "$g" >&2
+			grep -E -A 25 "$DEBUG_REPORTS" "$GUEST_RUN/$g/console.log" | head -n 80 >&2
+			bad=1
+		fi
+	done
+	((bad == 0)) || { reason "sanitizer/lockdep/kmemleak reports in a guest (see log)"; return 1; }
+}
+
+group_debug() {
+	if [[ "${RIG_CHECK_DEBUG:-0}" != 1 && "$CHECK_EXPLICIT" != *" debug "* ]]; then
+		result debug-kernel 4 "opt-in: RIG_CHECK_DEBUG=1 or -t debug (third kernel build)"
+		return
+	fi
+	check_ok debug-build t_debug_build || return 0
+	RIG_MEM=1536 guests_start "$CHECK_DIR/debug" "$SKB_TAILROOM_CACHE/kernels/debug" \
+		"slub_debug=FZPU kmemleak=on"
+	ipsec_start
+	check debug-traffic-quick-rows t_debug_rows
+	check debug-kunit t_debug_kunit
+	check debug-no-reports t_debug_consoles
+}

@@ -1,0 +1,54 @@
+# shellcheck shell=bash
+# Group "wire": capture guest a's link on the host (QEMU filter-dump) and
+# prove what crossed it.  Tunnel boot: after IKE every IP packet is ESP
+# or IKE, and a marker sent through the tunnel never appears.  Control
+# boot: the same traffic after the SA is torn down shows the marker and
+# fails both checks, so the checks can fail.
+# shellcheck source=net-tests/lib/payload.sh
+. "$RIG_TOP/net-tests/lib/payload.sh"
+
+WIRE_MARKER=SKBT-PLAINTEXT-MARKER-7e3a
+
+wire_traffic() {
+	payload_check v4 tcp -n 256K --marker "$WIRE_MARKER" >&2 &&
+		payload_check v4 udp -l 100-1400 -i 300 --marker "$WIRE_MARKER" >&2
+}
+
+t_wire_boot() { # tunnel|control
+	local kind=$1
+	RIG_WIRE_PCAP=$CHECK_DIR/wire-$kind.pcap guests_start "$CHECK_DIR/wire-$kind" \
+		"$SKB_TAILROOM_CACHE/kernels/patched" || return 1
+	ipsec_start
+	ipsec_up v4-gcm-transport >&2 || { reason "SA not up"; return 1; }
+	if [[ "$kind" == tunnel ]]; then
+		wire_traffic || { reason "transfer failed"; return 1; }
+		ipsec_down
+	else
+		ipsec_down
+		wire_traffic || { reason "transfer failed"; return 1; }
+	fi
+	guests_stop # flushes the capture
+	run_cleanup
+	[[ -s "$CHECK_DIR/wire-$kind.pcap" ]] || { reason "no capture written"; return 1; }
+}
+
+# wire_expect RC CHECK-ARGS...: wirecheck.py must exit RC.
+wire_expect() {
+	local want=$1 rc=0
+	shift
+	python3 "$RIG_TOP/net-tests/wirecheck.py" "$@" >&2 || rc=$?
+	((rc == want)) || { reason "wirecheck.py $* exited $rc, expected $want"; return 1; }
+}
+
+group_wire() {
+	payload_build
+	if check_ok wire-capture-tunnel t_wire_boot tunnel; then
+		check wire-tunnel-only-esp-after-ike wire_expect 0 "$CHECK_DIR/wire-tunnel.pcap" --after-ike-only-esp
+		check wire-tunnel-marker-absent wire_expect 0 "$CHECK_DIR/wire-tunnel.pcap" --absent "$WIRE_MARKER"
+	fi
+	if check_ok wire-capture-control t_wire_boot control; then
+		check wire-control-marker-present wire_expect 0 "$CHECK_DIR/wire-control.pcap" --present "$WIRE_MARKER"
+		check wire-control-absent-check-fails wire_expect 1 "$CHECK_DIR/wire-control.pcap" --absent "$WIRE_MARKER"
+		check wire-control-esp-check-fails wire_expect 1 "$CHECK_DIR/wire-control.pcap" --after-ike-only-esp
+	fi
+}

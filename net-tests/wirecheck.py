@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Check a capture of the guest link (QEMU filter-dump, pcap, Ethernet).
+
+  wirecheck.py PCAP --after-ike-only-esp
+      every IPv4/IPv6 packet from the first IKE packet on is ESP (proto 50)
+      or IKE (UDP 500/4500); ARP and ICMPv6 neighbour discovery are allowed
+  wirecheck.py PCAP --absent MARKER     MARKER never appears in any frame
+  wirecheck.py PCAP --present MARKER    MARKER appears in some frame
+
+Exit 0 when the check holds, 1 when it does not (printing why), 2 on a
+bad file.  Host-side only: reads a file, never a live interface.
+"""
+import argparse
+import struct
+import sys
+
+ND = range(133, 138)
+
+
+def frames(path):
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            sys.exit("wirecheck: {} is not a pcap file".format(path))
+        magic = struct.unpack("<I", hdr[:4])[0]
+        if magic in (0xa1b2c3d4, 0xa1b23c4d):
+            end = "<"
+        elif magic in (0xd4c3b2a1, 0x4d3cb2a1):
+            end = ">"
+        else:
+            print("wirecheck: bad pcap magic in " + path, file=sys.stderr)
+            sys.exit(2)
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            _, _, incl, _ = struct.unpack(end + "IIII", rec)
+            yield f.read(incl)
+
+
+def classify(fr):
+    """Return (kind, detail): arp, nd, ike, esp, other, nonip."""
+    if len(fr) < 14:
+        return "nonip", "short"
+    etype = struct.unpack("!H", fr[12:14])[0]
+    p = fr[14:]
+    if etype == 0x0806:
+        return "arp", ""
+    if etype == 0x0800 and len(p) >= 20:
+        proto, ihl = p[9], (p[0] & 0xf) * 4
+        l4 = p[ihl:]
+    elif etype == 0x86dd and len(p) >= 40:
+        proto, l4 = p[6], p[40:]
+        if proto == 58 and l4 and l4[0] in ND:
+            return "nd", ""
+    else:
+        return "nonip", hex(etype)
+    if proto == 50:
+        return "esp", ""
+    if proto == 17 and len(l4) >= 4:
+        sport, dport = struct.unpack("!HH", l4[:4])
+        if {sport, dport} & {500, 4500}:
+            return "ike", ""
+        return "other", "udp {}->{}".format(sport, dport)
+    return "other", "ip proto {}".format(proto)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("pcap")
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--after-ike-only-esp", action="store_true")
+    g.add_argument("--absent")
+    g.add_argument("--present")
+    a = ap.parse_args()
+    fr = list(frames(a.pcap))
+    if a.after_ike_only_esp:
+        seen_ike = False
+        counts, bad = {}, []
+        for i, f in enumerate(fr):
+            kind, det = classify(f)
+            seen_ike = seen_ike or kind == "ike"
+            if not seen_ike:
+                continue
+            counts[kind] = counts.get(kind, 0) + 1
+            if kind == "other":
+                bad.append("frame {}: {}".format(i + 1, det))
+        print("frames {} after first IKE: {}".format(len(fr), counts))
+        if not seen_ike:
+            print("no IKE packet in the capture")
+            return 1
+        if not counts.get("esp"):
+            print("no ESP packet after IKE")
+            return 1
+        if bad:
+            print("{} cleartext IP packets after IKE, first: {}".format(
+                len(bad), "; ".join(bad[:5])))
+            return 1
+        return 0
+    marker = (a.absent or a.present).encode()
+    hits = [i + 1 for i, f in enumerate(fr) if marker in f]
+    print("frames {}, marker {!r} in {} of them".format(len(fr), marker.decode(), len(hits)))
+    if a.absent is not None and hits:
+        print("marker seen in cleartext, first in frame {}".format(hits[0]))
+        return 1
+    if a.present is not None and not hits:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
