@@ -11,6 +11,8 @@ ROWS_QUICK=(
 	tcp-v4-transport-gcm-off udp-v4-transport-gcm-off
 	tcp-v4-transport-sha-off udp-v4-transport-sha-off
 	tcp-v4-transport-gcm-on
+	tcp-v6-tunnel-gcm-off
+	icmp-v4-transport-gcm-off
 )
 
 rows_full() {
