@@ -16,7 +16,25 @@ import subprocess
 import sys
 
 ACCT = [("inplace", "in-place"), ("pagefrag", "page-frag"), ("cow", "cow"),
-        ("copied_bytes", "B copied")]
+        ("copied_bytes", "B copied"), ("all_copied_bytes", "all B copied")]
+
+
+def acct_value(acct, key):
+    """Per-ESP-packet value of an accounting key (None if absent).
+
+    all_copied_bytes is system-wide on the sender (pskb_expand_head,
+    __pskb_pull_tail incl. the xmit linearisation, skb_copy_expand),
+    so it also sees copies outside ESP output, e.g. on received ACKs.
+    """
+    if not acct:
+        return None
+    if key in acct:
+        return acct[key]
+    tot = acct.get(key + "_total")
+    pk = acct.get("esp_packets")
+    if tot is None or not pk:
+        return None
+    return tot / pk
 
 
 def load(path):
@@ -46,8 +64,8 @@ def summarise(runs):
                     "min": min(xs) if xs else None,
                     "max": max(xs) if xs else None}
             for key, _ in ACCT:
-                vals = [r["acct"][key] for r in rs
-                        if r.get("acct") and r["acct"].get(key) is not None]
+                vals = [acct_value(r.get("acct"), key) for r in rs]
+                vals = [v for v in vals if v is not None]
                 side[key] = med(vals)
             pk = [r["acct"]["esp_packets"] for r in rs if r.get("acct")]
             side["esp_packets"] = med(pk)
@@ -99,7 +117,7 @@ def table(rows, md):
                  fmt(p["ratio_plain"], "{:.2f}")]
         if has_acct:
             for key, _ in ACCT:
-                spec = "{:.0f}" if key == "copied_bytes" else "{:.3f}"
+                spec = "{:.0f}" if key.endswith("copied_bytes") else "{:.3f}"
                 cells += [fmt(b.get(key), spec), fmt(p.get(key), spec)]
             cells += [fmt(b.get("esp_packets"), "{:.0f}")]
         lines.append(cells)

@@ -21,13 +21,13 @@ series_files() {
 	done <"$RIG_PATCHES/series"
 }
 
+# Only the diffs count: a commit-message edit must not rebuild the kernel.
 series_key() {
 	local f
 	{
-		echo series-v1
+		echo series-v2
 		while read -r f; do
-			basename "$f"
-			cat "$f"
+			sed -n '/^diff --git /,$p' "$f"
 		done < <(series_files)
 	} | sha
 }
