@@ -12,6 +12,17 @@
 
 DEBUG_REPORTS='BUG:|WARNING:|KASAN|KFENCE|kmemleak: [0-9]+ new suspected|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|Oops|Kernel panic|=============================================================================$'
 
+# The detector must fire on a real report (so a clean console means
+# something): a KASAN report header and a lockdep splat from sample text.
+t_debug_detector() {
+	local sample=$CHECK_DIR/debug-sample-console.log
+	printf '%s\n' '[   12.000000] rig-init: a up' >"$sample"
+	grep -qE "$DEBUG_REPORTS" "$sample" && { reason "detector fires on a clean console"; return 1; }
+	printf '%s\n' '[   13.000000] BUG: KASAN: slab-out-of-bounds in esp_output_tail+0x1c/0x90' \
+		'[   14.000000] WARNING: possible circular locking dependency detected' >>"$sample"
+	[[ "$(grep -cE "$DEBUG_REPORTS" "$sample")" == 2 ]] || { reason "detector missed a sample report"; return 1; }
+}
+
 t_debug_build() {
 	"$RIG_TOP/qemu-net/build-kernel.sh" debug >&2 || { reason "debug kernel build failed (see log)"; return 1; }
 }

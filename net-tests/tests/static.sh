@@ -26,4 +26,5 @@ group_static() {
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
+	check static-debug-report-detector t_debug_detector
 }
