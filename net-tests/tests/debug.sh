@@ -36,6 +36,12 @@ t_debug_rows() {
 		if [[ "$off" != any && "$off" != "$cur" ]]; then ipsec_offload "$off"; cur=$off; fi
 		child=$(row_child "$row")
 		[[ -z "$child" ]] || ipsec_up "$child" >&2 || { reason "$row: SA not up"; return 1; }
+		if [[ "$p" == icmp ]]; then
+			guest_exec a "ping $([[ "$f" == v6 ]] && echo -6 || true) -c 5 -s 3000 $(peer_addr "$f")" >&2 ||
+				{ reason "$row: ping failed"; return 1; }
+			[[ -z "$child" ]] || ipsec_down || { reason "$row: teardown failed"; return 1; }
+			continue
+		fi
 		local args=(-t 3)
 		[[ "$p" == udp ]] && args+=(-b 50M -l 1300)
 		mbps=$(iperf_run "$CHECK_DIR/debug-$row.json" "$f" "$p" "${args[@]}") ||
