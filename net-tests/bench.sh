@@ -25,7 +25,7 @@ while (($#)); do
 	--time) secs=$2; shift ;;
 	--rows) rowsel=$2; shift ;;
 	--udp-len) udplen=$2; shift ;;
-	--accel) RIG_ACCEL=$2; shift ;;
+	--accel) export RIG_ACCEL=$2; shift ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;
 	-h | --help) sed -n '2,9p' "$0"; exit 0 ;;

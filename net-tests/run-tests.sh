@@ -45,7 +45,7 @@ while (($#)); do
 	case "$1" in
 	--list) list=1 ;;
 	-t) sel+=("$2"); shift ;;
-	--accel) RIG_ACCEL=$2; shift ;;
+	--accel) export RIG_ACCEL=$2; shift ;;
 	-h | --help) sed -n '2,8p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac

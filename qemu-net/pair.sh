@@ -21,7 +21,7 @@ set -euo pipefail
 append='' ike=0 keep=0 code='' variant=''
 while (($#)); do
 	case "$1" in
-	--accel) RIG_ACCEL=$2; shift ;;
+	--accel) export RIG_ACCEL=$2; shift ;;
 	--append) append=$2; shift ;;
 	--ike) ike=1 ;;
 	--keep) keep=1 ;;
