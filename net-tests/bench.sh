@@ -35,7 +35,9 @@ while (($#)); do
 done
 [[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--pairs needs a positive number"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--time needs a positive number of seconds"
-mapfile -t rows < <(rows_select "$rowsel")
+# (not mapfile < <(...): a bad row name must stop the run here)
+rows_txt=$(rows_select "$rowsel") || exit
+mapfile -t rows <<<"$rows_txt"
 variants=(baseline patched)
 
 if ((dry)); then
