@@ -19,7 +19,8 @@ t_series_checkpatch() {
 	[[ -n "$SERIES_WT" ]] || { reason "series did not apply"; return 4; }
 	local f bad=0 out
 	while read -r f; do
-		out=$(cd "$SERIES_WT" && scripts/checkpatch.pl --strict --no-tree -q "$f" 2>&1) || true
+		# Debian's python3 first: its SPDX check needs python3-ply.
+		out=$(cd "$SERIES_WT" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --no-tree -q "$f" 2>&1) || true
 		if [[ -n "$out" ]]; then
 			printf '%s:\n%s\n' "$(basename "$f")" "$out" >&2
 			bad=$((bad + 1))
