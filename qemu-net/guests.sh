@@ -84,6 +84,27 @@ wait_listen() {
 
 guest_alive() { kill -0 "${GUEST_PID[$1]}" 2>/dev/null; }
 
+# guests_check_alive CONTEXT: any dead guest ends the run, not only the
+# one a caller waits on (a's iperf3 would otherwise wait for a dead b).
+guests_check_alive() {
+	local h
+	for h in "${!GUEST_PID[@]}"; do
+		guest_alive "$h" || guest_fail "$h" "died $1"
+	done
+}
+
+# guests_wait SECONDS CMD...: poll CMD every 0.1 s (kselftest slowwait)
+# while checking the guests; returns 1 if CMD never succeeded.
+guests_wait() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		guests_check_alive "while the host waited for: $*"
+		((SECONDS < end)) || return 1
+		sleep 0.1
+	done
+}
+
 # guest_fail NAME MESSAGE: the guest is unusable; show why and exit.
 guest_fail() {
 	local g=$1 f=$GUEST_RUN/$1
@@ -112,18 +133,14 @@ guest_wait_ready() {
 guest_exec() {
 	local timeout=${RIG_EXEC_TIMEOUT:-300}
 	[[ "$1" == -t ]] && { timeout=$2; shift 2; }
-	local g=$1 script=$2 n dir h start=$SECONDS
+	local g=$1 script=$2 n dir start=$SECONDS
 	dir=$GUEST_RUN/$g/jobs
 	# Unique without shared state: callers often run in $(...) subshells.
 	n=$(date +%s%N)-$BASHPID
 	printf '%s\n' "$script" >"$dir/.$n.tmp"
 	mv "$dir/.$n.tmp" "$dir/$n.sh"
 	while [[ ! -f "$dir/$n.rc" ]]; do
-		# Any dead guest ends the run, not only the one running the job
-		# (a's iperf3 would otherwise wait for a dead b until timeout).
-		for h in "${!GUEST_PID[@]}"; do
-			guest_alive "$h" || guest_fail "$h" "died while guest $g ran job $n: $(head -c 200 "$dir/$n.run" 2>/dev/null)"
-		done
+		guests_check_alive "while guest $g ran job $n: $(head -c 200 "$dir/$n.run" 2>/dev/null)"
 		if ((SECONDS - start >= timeout)); then
 			printf 'ERROR: guest %s: job %s timed out after %ss: %s\n' "$g" "$n" "$timeout" \
 				"$(head -n 3 "$dir/$n.run" 2>/dev/null)" >&2

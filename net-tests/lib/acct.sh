@@ -22,11 +22,9 @@ acct_row() {
 	tcp) cmd="iperf3 -c $peer -n $ACCT_TCP_BYTES -J >/rig/acct-iperf.json" ;;
 	udp) cmd="iperf3 -c $peer -u -b 200M -l $ACCT_UDP_LEN -n $ACCT_UDP_BYTES -J >/rig/acct-iperf.json" ;;
 	icmp)
-		local six=''
-		[[ "$f" == v6 ]] && six=-6
 		cmd=""
 		for s in "${ACCT_PING_SIZES[@]}"; do
-			cmd+="ping $six -q -A -c 10 -s $s $peer >/dev/null && "
+			cmd+="$(ping_cmd "$f") -q -A -c 10 -s $s $peer >/dev/null && "
 		done
 		cmd+=true
 		;;

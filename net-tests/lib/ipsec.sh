@@ -6,6 +6,8 @@
 G=/src/net-tests/guest
 
 peer_addr() { [[ "$1" == v6 ]] && echo fd00::2 || echo 10.0.0.2; }
+# ping_cmd FAMILY: busybox ping for that family, without the address.
+ping_cmd() { [[ "$1" == v6 ]] && echo "ping -6" || echo ping; }
 
 # Show both sides' charon logs and fail with E_IKE.
 ike_fail() {

@@ -14,23 +14,18 @@ payload_build() {
 # payload_check FAMILY tcp|udp [sender options...]: prints both sides'
 # summary lines; returns 0 only if every byte arrived intact.
 payload_check() {
-	local fam=$1 proto=$2 peer opts='' rdir=$GUEST_RUN/b t port=7000
+	local fam=$1 proto=$2 peer opts='' rdir=$GUEST_RUN/b port=7000
 	shift 2
 	peer=$(peer_addr "$fam")
 	[[ "$fam" == v6 ]] && opts+=" -6"
 	[[ "$proto" == udp ]] && { opts+=" -u"; port=7001; }
 	rm -f "$rdir/recv.out" "$rdir/recv.rc"
 	guest_exec b "($PAYLOAD recv -p $port$opts -t 60 >/rig/recv.out 2>&1; echo \$? >/rig/recv.rc) &" >/dev/null
-	for ((t = 0; t < 100; t++)); do
-		grep -q '^port=' "$rdir/recv.out" 2>/dev/null && break
-		sleep 0.1
-	done
+	guests_wait 10 grep -q '^port=' "$rdir/recv.out" ||
+		{ echo "receiver on b never listened"; return 1; }
 	local src=0
 	guest_exec -t 240 a "$PAYLOAD send -c $peer -p $port$opts $*" || src=$?
-	for ((t = 0; t < 900; t++)); do
-		[[ -s "$rdir/recv.rc" ]] && break
-		sleep 0.1
-	done
+	guests_wait 90 test -s "$rdir/recv.rc" || true
 	grep -v '^port=' "$rdir/recv.out" 2>/dev/null | sed 's/^/recv: /'
 	[[ -s "$rdir/recv.rc" ]] || { echo "receiver on b did not finish"; return 1; }
 	((src == 0)) && [[ "$(cat "$rdir/recv.rc")" == 0 ]]

@@ -37,7 +37,7 @@ t_debug_rows() {
 		child=$(row_child "$row")
 		[[ -z "$child" ]] || ipsec_up "$child" >&2 || { reason "$row: SA not up"; return 1; }
 		if [[ "$p" == icmp ]]; then
-			guest_exec a "ping $([[ "$f" == v6 ]] && echo -6 || true) -c 5 -s 3000 $(peer_addr "$f")" >&2 ||
+			guest_exec a "$(ping_cmd "$f") -c 5 -s 3000 $(peer_addr "$f")" >&2 ||
 				{ reason "$row: ping failed"; return 1; }
 			[[ -z "$child" ]] || ipsec_down || { reason "$row: teardown failed"; return 1; }
 			continue

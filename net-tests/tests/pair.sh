@@ -11,9 +11,9 @@ t_boot() {
 }
 
 t_child() {
-	local child=$1 fam=${1%%-*} peer before after mbps ping=ping
+	local child=$1 fam=${1%%-*} peer before after mbps ping
 	peer=$(peer_addr "$fam")
-	[[ "$fam" == v6 ]] && ping="ping -6"
+	ping=$(ping_cmd "$fam")
 	ipsec_up "$child" >&2 || { reason "CHILD_SA not established"; return 1; }
 	before=$(esp_packets b)
 	guest_exec a "$ping -c 3 -W 5 $peer" >&2 || { reason "ping $peer failed"; ipsec_down; return 1; }
