@@ -3,7 +3,11 @@
 
   wirecheck.py PCAP --after-ike-only-esp
       every IPv4/IPv6 packet from the first IKE packet on is ESP (proto 50)
-      or IKE (UDP 500/4500); ARP and ICMPv6 neighbour discovery are allowed
+      or IKE (UDP 500/4500).  Allowed besides: ARP, ICMPv6 neighbour
+      discovery and link-scope multicast membership reports (IPv6 MLD to
+      ff02::/16, IPv4 IGMP to 224.0.0.0/24): the SA's traffic selectors
+      never cover them, and the kernel sends them on its own timers
+  wirecheck.py --selftest               check the classifier on built frames
   wirecheck.py PCAP --absent MARKER     MARKER never appears in any frame
   wirecheck.py PCAP --present MARKER    MARKER appears in some frame
 
@@ -15,6 +19,7 @@ import struct
 import sys
 
 ND = range(133, 138)
+MLD = (130, 131, 132, 143)
 
 
 def frames(path):
@@ -39,7 +44,7 @@ def frames(path):
 
 
 def classify(fr):
-    """Return (kind, detail): arp, nd, ike, esp, other, nonip."""
+    """Return (kind, detail): arp, nd, mld, igmp, ike, esp, other, nonip."""
     if len(fr) < 14:
         return "nonip", "short"
     etype = struct.unpack("!H", fr[12:14])[0]
@@ -49,10 +54,16 @@ def classify(fr):
     if etype == 0x0800 and len(p) >= 20:
         proto, ihl = p[9], (p[0] & 0xf) * 4
         l4 = p[ihl:]
+        if proto == 2 and p[16:19] == bytes((224, 0, 0)):
+            return "igmp", ""
     elif etype == 0x86dd and len(p) >= 40:
         proto, l4 = p[6], p[40:]
+        if proto == 0 and len(l4) >= 2:       # hop-by-hop options
+            proto, l4 = l4[0], l4[(l4[1] + 1) * 8:]
         if proto == 58 and l4 and l4[0] in ND:
             return "nd", ""
+        if proto == 58 and l4 and l4[0] in MLD and p[24:26] == b"\xff\x02":
+            return "mld", ""
     else:
         return "nonip", hex(etype)
     if proto == 50:
@@ -65,15 +76,65 @@ def classify(fr):
     return "other", "ip proto {}".format(proto)
 
 
+def selftest():
+    """The classifier on hand-built frames; returns the number of misses."""
+    eth4, eth6 = b"\0" * 12 + b"\x08\x00", b"\0" * 12 + b"\x86\xdd"
+
+    def v4(proto, dst, l4=b""):
+        return eth4 + bytes((0x45, 0, 0, 0, 0, 0, 0, 0, 1, proto, 0, 0)) + \
+            bytes((10, 0, 0, 1)) + bytes(dst) + l4
+
+    def v6(nh, dst, l4=b""):
+        return eth6 + bytes((0x60, 0, 0, 0, 0, 0, nh, 1)) + b"\xfe\x80" + \
+            b"\0" * 14 + dst + l4
+
+    ff02_16 = b"\xff\x02" + b"\0" * 13 + b"\x16"
+    fd00_2 = b"\xfd" + b"\0" * 14 + b"\x02"
+    hbh = bytes((58, 0, 5, 2, 0, 0, 1, 0))   # router alert, then ICMPv6
+    udp = struct.pack("!HH", 500, 500)
+    cases = [
+        (v4(50, (10, 0, 0, 2)), "esp"),
+        (v4(17, (10, 0, 0, 2), udp), "ike"),
+        (v4(17, (10, 0, 0, 2), struct.pack("!HH", 4500, 4500)), "ike"),
+        (v4(6, (10, 0, 0, 2)), "other"),
+        (v4(17, (10, 0, 0, 2), struct.pack("!HH", 5201, 5201)), "other"),
+        (v4(2, (224, 0, 0, 22)), "igmp"),
+        (v4(2, (10, 0, 0, 2)), "other"),
+        (v6(0, ff02_16, hbh + bytes((143, 0))), "mld"),
+        (v6(0, ff02_16, hbh + bytes((131, 0))), "mld"),
+        (v6(0, fd00_2, hbh + bytes((143, 0))), "other"),
+        (v6(0, ff02_16, bytes((6, 0, 0, 0, 0, 0, 0, 0))), "other"),
+        (v6(58, fd00_2, bytes((135, 0))), "nd"),
+        (v6(58, fd00_2, bytes((128, 0))), "other"),
+        (v6(50, fd00_2), "esp"),
+        (v6(17, fd00_2, udp), "ike"),
+        (eth4[:12] + b"\x08\x06" + b"\0" * 28, "arp"),
+    ]
+    miss = 0
+    for i, (frame, want) in enumerate(cases):
+        got = classify(frame)[0]
+        ok = got == want
+        miss += not ok
+        print("{}ok {} classify -> {}{}".format(
+            "" if ok else "not ", i + 1, got, "" if ok else " (want " + want + ")"))
+    print("1..{}".format(len(cases)))
+    return miss
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("pcap")
+    ap.add_argument("pcap", nargs="?")
     g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--selftest", action="store_true")
     g.add_argument("--after-ike-only-esp", action="store_true")
     g.add_argument("--absent")
     g.add_argument("--present")
     a = ap.parse_args()
+    if a.selftest:
+        return 1 if selftest() else 0
+    if a.pcap is None:
+        ap.error("a pcap file is needed")
     fr = list(frames(a.pcap))
     if a.after_ike_only_esp:
         seen_ike = False

@@ -22,9 +22,15 @@ t_tools_selftest() {
 		{ reason "skbt-payload self-test failed (loopback only)"; return 1; }
 }
 
+t_wirecheck_selftest() {
+	python3 "$RIG_TOP/net-tests/wirecheck.py" --selftest >&2 ||
+		{ reason "wirecheck.py classifies a built frame wrongly (see log)"; return 1; }
+}
+
 group_static() {
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
 	check static-debug-report-detector t_debug_detector
+	check static-wirecheck-classifier t_wirecheck_selftest
 }
