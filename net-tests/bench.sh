@@ -3,7 +3,12 @@
 # interleaved A B A B ... (one guest-pair boot per kernel per pair).
 #
 # Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
-#                 [--udp-len BYTES] [--accel tcg|kvm] [--out DIR] [--dry-run]
+#                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
+#                 [--out DIR] [--dry-run]
+# Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
+# accounting pass (kprobe path counts) and a cost pass (esp_output() time
+# per call), each over a fixed-size transfer.  --sysctl sets a sysctl in
+# both guests after boot (e.g. net.ipv4.tcp_limit_output_bytes=4194304).
 # Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
 # (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>).
 set -euo pipefail
@@ -18,17 +23,23 @@ set -euo pipefail
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
-pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0
+pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0 sysctls=()
 while (($#)); do
 	case "$1" in
 	--pairs) pairs=$2; shift ;;
 	--time) secs=$2; shift ;;
 	--rows) rowsel=$2; shift ;;
 	--udp-len) udplen=$2; shift ;;
+	--sysctl)
+		[[ "$2" =~ ^[a-z0-9_]+(\.[a-z0-9_-]+)+=[0-9a-z\ ]+$ ]] ||
+			die "$E_USAGE" "--sysctl needs KEY=VALUE, e.g. net.ipv4.tcp_limit_output_bytes=4194304"
+		sysctls+=("$2")
+		shift
+		;;
 	--accel) export RIG_ACCEL=$2; shift ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '2,9p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,13p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac
 	shift
@@ -42,6 +53,7 @@ variants=(baseline patched)
 
 if ((dry)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
+	printf 'sysctls: %s\n' "${sysctls[*]:-none}"
 	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
 		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "${variants[@]}"; done)"
 	exit 0
@@ -63,11 +75,17 @@ log "results in $out"
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct t
+	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct cost t
 	mkdir -p "$run"
 	t=$SECONDS
 	guests_start "$run" "${kdir[$v]}"
-	local boot_s=$((SECONDS - t))
+	local boot_s=$((SECONDS - t)) kv g
+	for kv in "${sysctls[@]}"; do
+		for g in a b; do
+			guest_exec "$g" "echo '${kv#*=}' >/proc/sys/$(tr . / <<<"${kv%%=*}")" >&2 ||
+				die "$E_USAGE" "guest $g: cannot set sysctl ${kv%%=*}"
+		done
+	done
 	ipsec_start
 	acct_prepare "${kdir[$v]}"
 	for row in "${rows[@]}"; do
@@ -90,21 +108,27 @@ bench_boot() {
 			mbps=$(iperf_run "$out/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
 				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $out/raw/$pair-$v-$row.json"
 		fi
-		esp=null acct=null
+		esp=null acct=null cost=null
 		if [[ -n "$child" ]]; then
 			ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
 			# Counting pass: fixed-size transfer under kprobes, after
 			# (never during) the throughput pass.
 			acct_row "$row" "$out/raw/$pair-$v-$row.acct"
 			acct=$(acct_json "$out/raw/$pair-$v-$row.acct")
+			# Cost pass: esp_output() time per call, only its own probes.
+			if [[ "$p" != icmp ]]; then
+				cost_row "$row" "$out/raw/$pair-$v-$row.cost"
+				cost=$(cost_json "$out/raw/$pair-$v-$row.cost")
+			fi
 			esp=$(esp_packets b)
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
 			ipsec_down
 		fi
-		printf '{"pair":%d,"variant":"%s","row":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s}\n' \
-			"$pair" "$v" "$row" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" >>"$runs"
-		printf '  pair %d %-8s %-28s %8s Mbit/s  %s\n' "$pair" "$v" "$row" "$mbps" \
-			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" >&2
+		printf '{"pair":%d,"variant":"%s","row":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s}\n' \
+			"$pair" "$v" "$row" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" >>"$runs"
+		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s\n' "$pair" "$v" "$row" "$mbps" \
+			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \
+			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" >&2
 	done
 	guests_stop
 	run_cleanup

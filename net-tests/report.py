@@ -6,7 +6,9 @@ DIR/summary.json, DIR/summary.md and DIR/plot.png (gnuplot), and prints
 the table.  Like lkp-tests compare: median per side, min-max spread,
 %change patched vs baseline; plus the IPsec/plaintext ratio of each side
 (same protocol and family, same boots).  Accounting fields (issue 4) are
-reported per ESP packet where present.
+reported per ESP packet where present, and so is the cost pass: the
+median time of one esp_output()/esp6_output() call in the sender, per
+boot, summarised like throughput (median of the boots, min-max).
 """
 import argparse
 import json
@@ -69,9 +71,17 @@ def summarise(runs):
                 side[key] = med(vals)
             pk = [r["acct"]["esp_packets"] for r in rs if r.get("acct")]
             side["esp_packets"] = med(pk)
+            cs = [r["cost"]["median_ns"] for r in rs
+                  if (r.get("cost") or {}).get("calls")]
+            side["cost_ns"] = {"n": len(cs), "values": cs, "median": med(cs),
+                               "min": min(cs) if cs else None,
+                               "max": max(cs) if cs else None}
             ent[v] = side
         b, p = ent["baseline"]["median"], ent["patched"]["median"]
         ent["change_pct"] = (p - b) / b * 100 if b and p is not None else None
+        cb = ent["baseline"]["cost_ns"]["median"]
+        cp = ent["patched"]["cost_ns"]["median"]
+        ent["cost_change_pct"] = (cp - cb) / cb * 100 if cb and cp is not None else None
         rows.append(ent)
     # IPsec / plaintext ratio per side
     plain = {}
@@ -92,11 +102,11 @@ def fmt(x, spec="{:.1f}"):
     return "-" if x is None else spec.format(x)
 
 
-def spread(side):
+def spread(side, spec="{:.1f}"):
     if side["median"] is None:
         return "-"
-    return "{:.1f} [{:.1f}-{:.1f}]".format(side["median"], side["min"],
-                                           side["max"])
+    return (spec + " [" + spec + "-" + spec + "]").format(
+        side["median"], side["min"], side["max"])
 
 
 def table(rows, md):
@@ -108,6 +118,10 @@ def table(rows, md):
         for _, name in ACCT:
             hdr += [name + "/pkt b", "p"]
         hdr += ["ESP pkts"]
+    has_cost = any(e[v]["cost_ns"]["median"] is not None
+                   for e in rows for v in ("baseline", "patched"))
+    if has_cost:
+        hdr += ["esp_output ns b med [min-max]", "p", "%change ns"]
     lines = []
     for e in rows:
         b, p = e["baseline"], e["patched"]
@@ -120,6 +134,9 @@ def table(rows, md):
                 spec = "{:.0f}" if key.endswith("copied_bytes") else "{:.3f}"
                 cells += [fmt(b.get(key), spec), fmt(p.get(key), spec)]
             cells += [fmt(b.get("esp_packets"), "{:.0f}")]
+        if has_cost:
+            cells += [spread(b["cost_ns"], "{:.0f}"), spread(p["cost_ns"], "{:.0f}"),
+                      fmt(e["cost_change_pct"], "{:+.1f}%")]
         lines.append(cells)
     if md:
         out = ["| " + " | ".join(hdr) + " |",

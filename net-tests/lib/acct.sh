@@ -11,10 +11,9 @@ acct_prepare() {
 	"$RIG_TOP/net-tests/offsets/gen-offsets.sh" "$1" >"$GUEST_RUN/a/offsets.env"
 }
 
-# acct_row ROW OUTFILE: run the row's fixed transfer under the probes and
-# write KEY=VALUE counts to OUTFILE (on the host).  The SA must be up.
-acct_row() {
-	local row=$1 outf=$2 p f peer cmd s
+# acct_cmd ROW: the row's fixed-size transfer, as a guest shell command.
+acct_cmd() {
+	local row=$1 p f peer cmd s
 	p=$(row_proto "$row")
 	f=$(row_family "$row")
 	peer=$(peer_addr "$f")
@@ -29,14 +28,39 @@ acct_row() {
 		cmd+=true
 		;;
 	esac
-	guest_exec a "$G/acct.sh start /rig/offsets.env" >&2 ||
-		die "$E_FAIL" "could not set up the kprobe accounting in guest a"
-	guest_exec -t 180 a "$cmd" >&2 || {
-		guest_exec a "$G/acct.sh stop" >/dev/null || true
-		die "$E_TRAFFIC" "accounting transfer for $row failed"
+	echo "$cmd"
+}
+
+# acct_pass WHAT START-CMD STOP-CMD ROW OUTFILE: the row's fixed transfer
+# in guest a between START-CMD and STOP-CMD; STOP-CMD's output to OUTFILE.
+acct_pass() {
+	local what=$1 start=$2 stop=$3 row=$4 outf=$5
+	guest_exec a "$start" >&2 ||
+		die "$E_FAIL" "could not set up the $what probes in guest a"
+	guest_exec -t 180 a "$(acct_cmd "$row")" >&2 || {
+		guest_exec a "$stop" >/dev/null || true
+		die "$E_TRAFFIC" "$what transfer for $row failed"
 	}
-	guest_exec a "$G/acct.sh stop" >"$outf" ||
-		die "$E_FAIL" "could not read the accounting counters in guest a"
+	guest_exec a "$stop" >"$outf" ||
+		die "$E_FAIL" "could not read the $what counters in guest a"
+}
+
+# acct_row ROW OUTFILE: path counts (guest/acct.sh) over the row's fixed
+# transfer, KEY=VALUE in OUTFILE (on the host).  The SA must be up.
+acct_row() {
+	acct_pass accounting "$G/acct.sh start /rig/offsets.env" "$G/acct.sh stop" "$@"
+}
+
+# cost_row ROW OUTFILE: esp_output() time per call (guest/cost.sh) over
+# the same transfer, in a pass of its own (no other probes active).
+cost_row() {
+	acct_pass cost "$G/cost.sh start" "$G/cost.sh stop" "$@"
+}
+
+# cost_json FILE: {"calls":N,"p10_ns":..,"median_ns":..,"p90_ns":..}
+cost_json() {
+	awk -F= 'NF==2{sub(/^cost_/, "", $1); v[++n] = "\"" $1 "\":" $2}
+	END{printf "{"; for (i = 1; i <= n; i++) printf "%s%s", v[i], (i < n ? "," : ""); printf "}"}' "$1"
 }
 
 # acct_json FILE: the counts as a JSON object, with per-ESP-packet ratios.

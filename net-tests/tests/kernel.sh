@@ -6,6 +6,8 @@
 #  - key zeroing on free (net-tests/guest/zeroing-test.sh): must FAIL on
 #    the baseline kernel (the keys reach kfree() unwiped) and pass on the
 #    patched one, so the test is seen to be able to fail.
+#  - the benchmark's instruments: path accounting adds up, the cost pass
+#    times every esp_output() call.
 
 # shellcheck source=net-tests/rows.sh
 . "$RIG_TOP/net-tests/rows.sh"
@@ -35,6 +37,25 @@ t_acct() {
 		ok = (cond == "baseline-cows") ? (c > 0.9) : \
 		     (cond == "patched-no-cow") ? (c < 0.01 && p > 0.9) : 1
 		if (!ok) { printf "%s does not hold: cow %.3f page-frag %.3f in-place %.3f per packet\n", cond, c, p, i; exit 1 }
+	}' "$f" >"$f.verdict" || { reason "$(cat "$f.verdict")"; return 1; }
+}
+
+# t_cost VARIANT ROW: the benchmark's cost pass (guest/cost.sh) must time
+# every esp_output() call of a fixed transfer: enough calls, none
+# dropped by the histogram, ordered percentiles.
+t_cost() {
+	local row=$2 f=$CHECK_DIR/cost-$1-$2.txt
+	ipsec_up "$(row_child "$row")" >&2 || { reason "SA not up"; return 1; }
+	cost_row "$row" "$f"
+	ipsec_down >&2 || true
+	sed 's/^/    /' "$f" >&2
+	awk -F= '{v[$1]=$2}
+	END {
+		n = v["cost_calls"] + 0
+		if (n < 100) { print "only " n " esp_output() calls timed"; exit 1 }
+		if (v["cost_dropped"] != 0) { print v["cost_dropped"] " samples dropped by the histogram"; exit 1 }
+		if (!(0 < v["cost_p10_ns"] && v["cost_p10_ns"] <= v["cost_median_ns"] && v["cost_median_ns"] <= v["cost_p90_ns"])) {
+			print "percentiles out of order: " v["cost_p10_ns"] " " v["cost_median_ns"] " " v["cost_p90_ns"]; exit 1 }
 	}' "$f" >"$f.verdict" || { reason "$(cat "$f.verdict")"; return 1; }
 }
 
@@ -95,6 +116,7 @@ group_kernel() {
 	acct_prepare "$SKB_TAILROOM_CACHE/kernels/baseline"
 	check acct-adds-up-baseline-tcp-cows t_acct baseline tcp-v4-transport-gcm-off baseline-cows
 	check acct-adds-up-baseline-udp t_acct baseline udp-v6-tunnel-sha-off any
+	check cost-pass-times-every-call t_cost baseline tcp-v6-transport-gcm-off
 	check zeroing-fails-on-baseline t_zeroing 1
 	guests_stop
 	run_cleanup
