@@ -4,11 +4,16 @@
 #
 # Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
 #                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
-#                 [--out DIR] [--dry-run]
+#                 [--icount SPEC] [--out DIR] [--dry-run]
 # Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
 # accounting pass (kprobe path counts) and a cost pass (esp_output() time
 # per call), each over a fixed-size transfer.  --sysctl sets a sysctl in
 # both guests after boot (e.g. net.ipv4.tcp_limit_output_bytes=4194304).
+# --icount shift=0,sleep=on boots TCG guests with QEMU -icount: guest time
+# then counts instructions, so the cost pass reports instructions per
+# esp_output() call (1 ns = 1 instruction at shift=0), independent of the
+# host's load; throughput under -icount mixes virtual and real time and
+# is not comparable with a run without it.
 # Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
 # (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>).
 set -euo pipefail
@@ -37,9 +42,10 @@ while (($#)); do
 		shift
 		;;
 	--accel) export RIG_ACCEL=$2; shift ;;
+	--icount) export RIG_ICOUNT=$2; shift ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac
 	shift
@@ -53,7 +59,7 @@ variants=(baseline patched)
 
 if ((dry)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
-	printf 'sysctls: %s\n' "${sysctls[*]:-none}"
+	printf 'sysctls: %s\nicount: %s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}"
 	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
 		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "${variants[@]}"; done)"
 	exit 0
@@ -140,5 +146,5 @@ for ((pair = 1; pair <= pairs; pair++)); do
 	done
 done
 
-python3 "$RIG_TOP/net-tests/report.py" --build-seconds "$build_s" \
+python3 "$RIG_TOP/net-tests/report.py" --build-seconds "$build_s" --icount "$RIG_ICOUNT" \
 	--total-seconds "$((SECONDS - t0))" "$out"

@@ -18,7 +18,8 @@ import subprocess
 import sys
 
 ACCT = [("inplace", "in-place"), ("pagefrag", "page-frag"), ("cow", "cow"),
-        ("copied_bytes", "B copied"), ("all_copied_bytes", "all B copied")]
+        ("copied_bytes", "B copied"), ("geniv_copied_bytes", "geniv B copied"),
+        ("all_copied_bytes", "all B copied")]
 
 
 def acct_value(acct, key):
@@ -185,6 +186,8 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--build-seconds", type=int)
     ap.add_argument("--total-seconds", type=int)
+    ap.add_argument("--icount", default="",
+                    help="QEMU -icount spec the guests ran with, if any")
     a = ap.parse_args()
     runs = load(os.path.join(a.dir, "runs.jsonl"))
     if not runs:
@@ -193,6 +196,7 @@ def main():
     meta = {"pairs": max(r["pair"] for r in runs),
             "build_seconds": a.build_seconds,
             "total_seconds": a.total_seconds,
+            "icount": a.icount or None,
             "boot_seconds": sorted(r["boot_s"] for r in runs if "boot_s" in r),
             "ike_up_seconds": sorted(r["ike_up_s"] for r in runs
                                      if r.get("ike_up_s") is not None)}
@@ -205,6 +209,10 @@ def main():
         max(meta["boot_seconds"], default="-"),
         min(meta["ike_up_seconds"], default="-"),
         max(meta["ike_up_seconds"], default="-"))
+    if a.icount:
+        head += ("; guests under QEMU -icount {}: esp_output ns are guest"
+                 " instructions x 2^shift; Mbit/s mix virtual and real time"
+                 " and are not comparable with other runs").format(a.icount)
     with open(os.path.join(a.dir, "summary.md"), "w") as f:
         f.write(head + "\n\n" + table(rows, True) + "\n\n![plot](plot.png)\n")
     plot(rows, a.dir)

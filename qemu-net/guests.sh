@@ -20,8 +20,16 @@ guests_start() {
 	initrd=$("$RIG_TOP/qemu-net/mkinitramfs.sh" "$kdir") || return
 	port=$(free_port)
 	case "$RIG_ACCEL" in
-	tcg) accel=(-accel tcg -cpu max) ;;
-	kvm) accel=(-accel kvm -cpu host) ;;
+	tcg)
+		accel=(-accel tcg -cpu max)
+		# Guest time counts instructions (2^shift ns each), so in-guest
+		# timings no longer depend on the host's load (bench --icount).
+		[[ -z "$RIG_ICOUNT" ]] || accel+=(-icount "$RIG_ICOUNT")
+		;;
+	kvm)
+		[[ -z "$RIG_ICOUNT" ]] || die "$E_USAGE" "-icount is TCG only; unset RIG_ICOUNT with --accel kvm"
+		accel=(-accel kvm -cpu host)
+		;;
 	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
 	esac
 	for i in 0 1; do

@@ -20,12 +20,16 @@
 #   seg   skb_segment calls (GSO)
 #   uct   skb_unclone_tailroom (patched kernels only): head-only unshare;
 #         copies the headroom + linear part (skb->tail), added to copied_bytes
+#   gnc   null_skcipher_crypt(req): req->cryptlen (first field) bytes copied
+#         by crypto_null.  seqiv/echainiv (ESP's IV generators) copy
+#         assoclen + cryptlen from src to dst this way whenever ESP
+#         encrypts out of place (the page-frag path): geniv_copied_bytes
 set -eu
 T=/sys/kernel/tracing
 K=$T/events/kprobes
 ST=/tmp/acct
 
-probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg uct"
+probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg uct gnc"
 
 snap() { # counters from /proc and sysfs, KEY=VALUE
 	awk '/^Tcp:/{if(!h){split($0,k);h=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutSegs") print "tcp_outsegs=" $i; h=0}' /proc/net/snmp
@@ -70,6 +74,7 @@ start)
 		echo "p:kprobes/ppt __pskb_pull_tail delta=%si:s32"
 		echo "p:kprobes/sce skb_copy_expand hr=%si:s32 len=+$SKB_LEN(%di):u32"
 		echo "p:kprobes/seg skb_segment"
+		echo "p:kprobes/gnc null_skcipher_crypt len=+0(%di):u32"
 	} >>"$T/kprobe_events"
 	# IPv6 ESP is built in too; its output functions are separate symbols.
 	echo "p:kprobes/eoh6 esp6_output_head skb=%si:x64" >>"$T/kprobe_events"
@@ -86,6 +91,7 @@ start)
 	echo "hist:keys=common_pid:vals=hitcount,copied" >"$K/pet/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,delta" >"$K/ppt/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,hr,len" >"$K/sce/trigger"
+	echo "hist:keys=common_pid:vals=hitcount,len" >"$K/gnc/trigger"
 	for e in $probe_names; do
 		if [ -d "$K/$e" ]; then echo 1 >"$K/$e/enable"; fi
 	done
@@ -119,6 +125,8 @@ stop)
 	echo "copied_bytes=$(($(hist_sum cow tl) + $(hist_sum cow dl) + uct_bytes))"
 	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len)))"
 	echo "skb_segment_calls=$(hist_hits seg)"
+	echo "geniv_copy_calls=$(hist_hits gnc)"
+	echo "geniv_copied_bytes=$(hist_sum gnc len)"
 	# counter deltas over the interval
 	awk -F= 'NR==FNR{b[$1]=$2; next} {print $1 "=" $2 - b[$1]}' "$ST/before" "$ST/after"
 	cleanup
