@@ -1,6 +1,7 @@
 #!/bin/bash
 # IPsec throughput benchmark, baseline vs patched kernel in one run,
-# interleaved A B A B ... (one guest-pair boot per kernel per pair).
+# interleaved A B, B A, A B, ... (one guest-pair boot per kernel per
+# pair; the order alternates, ABBA, so a drift favours neither kernel).
 #
 # Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
 #                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
@@ -56,12 +57,18 @@ done
 rows_txt=$(rows_select "$rowsel") || exit
 mapfile -t rows <<<"$rows_txt"
 variants=(baseline patched)
+# ABBA: odd pairs boot baseline first, even pairs patched first, so a
+# drift over the run (host load, a slower second boot) does not always
+# favour the same kernel.
+pair_order() {
+	if (($1 % 2)); then echo "${variants[@]}"; else echo "${variants[1]} ${variants[0]}"; fi
+}
 
 if ((dry)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
 	printf 'sysctls: %s\nicount: %s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}"
 	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
-		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "${variants[@]}"; done)"
+		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
 	exit 0
 fi
 
@@ -141,7 +148,8 @@ bench_boot() {
 }
 
 for ((pair = 1; pair <= pairs; pair++)); do
-	for v in "${variants[@]}"; do
+	read -ra order <<<"$(pair_order "$pair")"
+	for v in "${order[@]}"; do
 		bench_boot "$v" "$pair"
 	done
 done

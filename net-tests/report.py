@@ -5,7 +5,8 @@ Reads DIR/runs.jsonl (one line per pair x variant x row) and writes
 DIR/summary.json, DIR/summary.md and DIR/plot.png (gnuplot), and prints
 the table.  Like lkp-tests compare: median per side, min-max spread,
 %change patched vs baseline; plus the IPsec/plaintext ratio of each side
-(same protocol and family, same boots).  Accounting fields (issue 4) are
+(same protocol and family, same boots), and the median over pairs of
+patched/baseline within a pair (the two boots closest in time).  Accounting fields (issue 4) are
 reported per ESP packet where present, and so is the cost pass: the
 median time of one esp_output()/esp6_output() call in the sender, per
 boot, summarised like throughput (median of the boots, min-max).
@@ -45,11 +46,29 @@ def load(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def retransmits(d, r):
+    """TCP retransmits of a run's iperf3 -J (None for UDP or no file).
+
+    Under TCG the receiving guest is the bottleneck; runs that overflow
+    its queues show retransmits, a cwnd above 1 MB and RTTs of 100+ ms,
+    and their throughput drops by a third: the column shows which runs
+    those were.
+    """
+    if not r.get("raw") or r.get("mbps") is None:
+        return None
+    try:
+        with open(os.path.join(d, r["raw"])) as f:
+            j = json.load(f)
+        return j["end"]["sum_sent"].get("retransmits")
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def med(xs):
     return statistics.median(xs) if xs else None
 
 
-def summarise(runs):
+def summarise(runs, d):
     rows = []
     order = []
     for r in runs:
@@ -63,9 +82,13 @@ def summarise(runs):
         for v in ("baseline", "patched"):
             rs = by.get((row, v), [])
             xs = [r["mbps"] for r in rs if r.get("mbps") is not None]
+            rt = [retransmits(d, r) for r in rs]
+            rt = [x for x in rt if x is not None]
             side = {"n": len(xs), "mbps": xs, "median": med(xs),
                     "min": min(xs) if xs else None,
-                    "max": max(xs) if xs else None}
+                    "max": max(xs) if xs else None,
+                    "retransmits": rt,
+                    "lossy_runs": sum(1 for x in rt if x > 0) if rt else None}
             for key, _ in ACCT:
                 vals = [acct_value(r.get("acct"), key) for r in rs]
                 vals = [v for v in vals if v is not None]
@@ -78,6 +101,14 @@ def summarise(runs):
                                "min": min(cs) if cs else None,
                                "max": max(cs) if cs else None}
             ent[v] = side
+        pb = {(r["pair"], r["variant"]): r["mbps"] for r in runs
+              if r["row"] == row and r.get("mbps") is not None}
+        ratios = [pb[(i, "patched")] / pb[(i, "baseline")]
+                  for i in sorted({k[0] for k in pb})
+                  if pb.get((i, "baseline")) and (i, "patched") in pb]
+        ent["pair_ratio"] = {"values": ratios, "median": med(ratios),
+                             "min": min(ratios) if ratios else None,
+                             "max": max(ratios) if ratios else None}
         b, p = ent["baseline"]["median"], ent["patched"]["median"]
         ent["change_pct"] = (p - b) / b * 100 if b and p is not None else None
         cb = ent["baseline"]["cost_ns"]["median"]
@@ -99,6 +130,12 @@ def summarise(runs):
     return rows
 
 
+def lossy(side):
+    if side.get("lossy_runs") is None:
+        return "-"
+    return "{}/{}".format(side["lossy_runs"], len(side["retransmits"]))
+
+
 def fmt(x, spec="{:.1f}"):
     return "-" if x is None else spec.format(x)
 
@@ -112,7 +149,9 @@ def spread(side, spec="{:.1f}"):
 
 def table(rows, md):
     hdr = ["row", "baseline Mbit/s med [min-max]",
-           "patched Mbit/s med [min-max]", "%change", "ipsec/plain b", "p"]
+           "patched Mbit/s med [min-max]", "%change",
+           "p/b same pair med [min-max]", "ipsec/plain b", "p",
+           "runs w/ retr b", "p"]
     has_acct = any(e["baseline"].get("inplace") is not None or
                    e["patched"].get("inplace") is not None for e in rows)
     if has_acct:
@@ -128,8 +167,10 @@ def table(rows, md):
         b, p = e["baseline"], e["patched"]
         cells = [e["row"], spread(b), spread(p),
                  fmt(e["change_pct"], "{:+.1f}%"),
+                 spread(e["pair_ratio"], "{:.2f}"),
                  fmt(b["ratio_plain"], "{:.2f}"),
-                 fmt(p["ratio_plain"], "{:.2f}")]
+                 fmt(p["ratio_plain"], "{:.2f}"),
+                 lossy(b), lossy(p)]
         if has_acct:
             for key, _ in ACCT:
                 spec = "{:.0f}" if key.endswith("copied_bytes") else "{:.3f}"
@@ -192,7 +233,7 @@ def main():
     runs = load(os.path.join(a.dir, "runs.jsonl"))
     if not runs:
         sys.exit("no runs in " + a.dir)
-    rows = summarise(runs)
+    rows = summarise(runs, a.dir)
     meta = {"pairs": max(r["pair"] for r in runs),
             "build_seconds": a.build_seconds,
             "total_seconds": a.total_seconds,
@@ -202,7 +243,13 @@ def main():
                                      if r.get("ike_up_s") is not None)}
     with open(os.path.join(a.dir, "summary.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
-    head = ("{} pairs (baseline, patched interleaved); build {}s, total {}s;"
+    first = {}
+    for r in runs:
+        first.setdefault(r["pair"], r["variant"])
+    order = " ".join("AB" if first[k] == "baseline" else "BA"
+                     for k in sorted(first))
+    head = ("{} pairs (A = baseline, B = patched; boot order " + order +
+            "); build {}s, total {}s;"
             " guest pair boot {}-{}s; IKE+CHILD up {}-{}s").format(
         meta["pairs"], a.build_seconds, a.total_seconds,
         min(meta["boot_seconds"], default="-"),

@@ -37,7 +37,7 @@ t_acct() {
 		ok = (cond == "baseline-cows") ? (c > 0.9) : \
 		     (cond == "patched-no-cow") ? (c < 0.01 && p > 0.9) : 1
 		if (!ok) { printf "%s does not hold: cow %.3f page-frag %.3f in-place %.3f per packet\n", cond, c, p, i; exit 1 }
-		# patch 7: out of place, seqiv/echainiv copy only the AD (8-12 B),
+		# patch 4 (crypto: geniv): out of place, seqiv/echainiv copy only the AD (8-12 B),
 		# not the payload (1,462 B per packet without it)
 		g = v["geniv_copied_bytes"] / e
 		if (cond == "patched-no-cow" && g > 16) {
