@@ -95,7 +95,7 @@ bench_boot() {
 	local boot_s=$((SECONDS - t)) kv g
 	for kv in "${sysctls[@]}"; do
 		for g in a b; do
-			guest_exec "$g" "echo '${kv#*=}' >/proc/sys/$(tr . / <<<"${kv%%=*}")" >&2 ||
+			guest_exec "$g" "sysctl -w '$kv'" >&2 ||
 				die "$E_USAGE" "guest $g: cannot set sysctl ${kv%%=*}"
 		done
 	done

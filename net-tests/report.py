@@ -6,8 +6,8 @@ DIR/summary.json, DIR/summary.md and DIR/plot.png (gnuplot), and prints
 the table.  Like lkp-tests compare: median per side, min-max spread,
 %change patched vs baseline; plus the IPsec/plaintext ratio of each side
 (same protocol and family, same boots), and the median over pairs of
-patched/baseline within a pair (the two boots closest in time).  Accounting fields (issue 4) are
-reported per ESP packet where present, and so is the cost pass: the
+patched/baseline within a pair (the two boots closest in time).
+Accounting fields (issue 4) are reported per ESP packet where present, and so is the cost pass: the
 median time of one esp_output()/esp6_output() call in the sender, per
 boot, summarised like throughput (median of the boots, min-max).
 """
@@ -68,6 +68,12 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+def dist(xs):
+    """Median and min-max of a list (None for an empty one)."""
+    return {"n": len(xs), "values": xs, "median": med(xs),
+            "min": min(xs) if xs else None, "max": max(xs) if xs else None}
+
+
 def summarise(runs, d):
     rows = []
     order = []
@@ -84,11 +90,8 @@ def summarise(runs, d):
             xs = [r["mbps"] for r in rs if r.get("mbps") is not None]
             rt = [retransmits(d, r) for r in rs]
             rt = [x for x in rt if x is not None]
-            side = {"n": len(xs), "mbps": xs, "median": med(xs),
-                    "min": min(xs) if xs else None,
-                    "max": max(xs) if xs else None,
-                    "retransmits": rt,
-                    "lossy_runs": sum(1 for x in rt if x > 0) if rt else None}
+            side = dict(dist(xs), mbps=xs, retransmits=rt,
+                        lossy_runs=sum(1 for x in rt if x > 0) if rt else None)
             for key, _ in ACCT:
                 vals = [acct_value(r.get("acct"), key) for r in rs]
                 vals = [v for v in vals if v is not None]
@@ -97,18 +100,14 @@ def summarise(runs, d):
             side["esp_packets"] = med(pk)
             cs = [r["cost"]["median_ns"] for r in rs
                   if (r.get("cost") or {}).get("calls")]
-            side["cost_ns"] = {"n": len(cs), "values": cs, "median": med(cs),
-                               "min": min(cs) if cs else None,
-                               "max": max(cs) if cs else None}
+            side["cost_ns"] = dist(cs)
             ent[v] = side
         pb = {(r["pair"], r["variant"]): r["mbps"] for r in runs
               if r["row"] == row and r.get("mbps") is not None}
         ratios = [pb[(i, "patched")] / pb[(i, "baseline")]
                   for i in sorted({k[0] for k in pb})
                   if pb.get((i, "baseline")) and (i, "patched") in pb]
-        ent["pair_ratio"] = {"values": ratios, "median": med(ratios),
-                             "min": min(ratios) if ratios else None,
-                             "max": max(ratios) if ratios else None}
+        ent["pair_ratio"] = dist(ratios)
         b, p = ent["baseline"]["median"], ent["patched"]["median"]
         ent["change_pct"] = (p - b) / b * 100 if b and p is not None else None
         cb = ent["baseline"]["cost_ns"]["median"]

@@ -80,14 +80,11 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+port_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+
 wait_listen() {
-	local port=$1 g=$2 t
-	for ((t = 0; t < 100; t++)); do
-		ss -Hltn "sport = :$port" | grep -q . && return 0
-		guest_alive "$g" || guest_fail "$g" "QEMU exited before listening on 127.0.0.1:$port"
-		sleep 0.1
-	done
-	guest_fail "$g" "QEMU never listened on 127.0.0.1:$port"
+	guests_wait 10 port_listening "$1" ||
+		guest_fail "$2" "QEMU never listened on 127.0.0.1:$1"
 }
 
 guest_alive() { kill -0 "${GUEST_PID[$1]}" 2>/dev/null; }
@@ -113,26 +110,21 @@ guests_wait() {
 	done
 }
 
-# guest_fail NAME MESSAGE: the guest is unusable; show why and exit.
+# guest_fail NAME MESSAGE: the guest is unusable; show why (a kernel
+# panic in its console is named) and exit.
 guest_fail() {
-	local g=$1 f=$GUEST_RUN/$1
+	local g=$1 f=$GUEST_RUN/$1 oops
 	printf 'ERROR: guest %s: %s\n' "$g" "$2" >&2
+	oops=$(grep -m1 -E 'Kernel panic|BUG:|Oops' "$f/console.log" 2>/dev/null) &&
+		printf 'ERROR: guest %s: kernel panicked: %s\n' "$g" "$oops" >&2
 	[[ -s "$f/qemu.log" ]] && sed 's/^/    qemu: /' "$f/qemu.log" >&2
 	die "$E_GUEST" "guest $g console: $f/console.log" "$f/console.log"
 }
 
+# guest_wait_ready NAME SECONDS: until the guest's init reports ready.
 guest_wait_ready() {
-	local g=$1 timeout=$2 start=$SECONDS
-	while [[ ! -f "$GUEST_RUN/$g/ready" ]]; do
-		guest_alive "$g" || {
-			grep -qE 'Kernel panic|BUG:|Oops' "$GUEST_RUN/$g/console.log" 2>/dev/null &&
-				guest_fail "$g" "kernel panicked during boot"
-			guest_fail "$g" "QEMU exited before the guest reached its init"
-		}
-		((SECONDS - start < timeout)) ||
-			guest_fail "$g" "not up after ${timeout}s (init never reported ready)"
-		sleep 0.2
-	done
+	guests_wait "$2" test -f "$GUEST_RUN/$1/ready" ||
+		guest_fail "$1" "not up after ${2}s (init never reported ready)"
 }
 
 # guest_exec [-t SECONDS] NAME SCRIPT: run SCRIPT (sh) in the guest; its

@@ -14,15 +14,21 @@
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
+# row_pass acct_row|cost_row ROW FILE: the row's SA up, one measuring
+# pass of its fixed transfer into FILE (shown in the log), SA down.
+row_pass() {
+	ipsec_up "$(row_child "$2")" >&2 || { reason "SA not up"; return 1; }
+	"$1" "$2" "$3"
+	ipsec_down >&2 || true
+	sed 's/^/    /' "$3" >&2
+}
+
 # t_acct VARIANT ROW CHECK: the accounting of one fixed transfer must add
 # up (in-place + page-frag + cow == ESP packets, every xfrm_stat error 0)
 # and CHECK (an awk condition on the per-packet ratios) must hold.
 t_acct() {
-	local row=$2 cond=$3 f=$CHECK_DIR/acct-$1-$2.txt
-	ipsec_up "$(row_child "$row")" >&2 || { reason "SA not up"; return 1; }
-	acct_row "$row" "$f"
-	ipsec_down >&2 || true
-	sed 's/^/    /' "$f" >&2
+	local cond=$3 f=$CHECK_DIR/acct-$1-$2.txt
+	row_pass acct_row "$2" "$f" || return
 	awk -F= -v cond="$cond" '{v[$1]=$2}
 	END {
 		e = v["esp_packets"]
@@ -49,11 +55,8 @@ t_acct() {
 # every esp_output() call of a fixed transfer: enough calls, none
 # dropped by the histogram, ordered percentiles.
 t_cost() {
-	local row=$2 f=$CHECK_DIR/cost-$1-$2.txt
-	ipsec_up "$(row_child "$row")" >&2 || { reason "SA not up"; return 1; }
-	cost_row "$row" "$f"
-	ipsec_down >&2 || true
-	sed 's/^/    /' "$f" >&2
+	local f=$CHECK_DIR/cost-$1-$2.txt
+	row_pass cost_row "$2" "$f" || return
 	awk -F= '{v[$1]=$2}
 	END {
 		n = v["cost_calls"] + 0
