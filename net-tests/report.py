@@ -18,7 +18,8 @@ import statistics
 import subprocess
 import sys
 
-ACCT = [("inplace", "in-place"), ("pagefrag", "page-frag"), ("cow", "cow"),
+ACCT = [("inplace", "in-place"), ("pagefrag", "page-frag"),
+        ("privhead", "private head"), ("cow", "cow"),
         ("copied_bytes", "B copied"), ("geniv_copied_bytes", "geniv B copied"),
         ("all_copied_bytes", "all B copied")]
 

@@ -3,14 +3,16 @@
 #   PROTO-FAMILY-MODE-PROPOSAL-OFFLOAD     e.g. tcp-v4-transport-gcm-off
 # or PROTO-FAMILY-plain for the plaintext reference on the same link.
 # PROTO: tcp|udp|icmp  FAMILY: v4|v6  MODE: transport|tunnel
-# PROPOSAL: gcm (aes128gcm16) | sha (aes128-sha256)  OFFLOAD: on|off
-# (esp4_offload/esp6_offload loaded or not).
+# PROPOSAL: gcm (aes128gcm16) | sha (aes128-sha256)  OFFLOAD: on|off|auto
+# (esp4_offload/esp6_offload loaded or not; auto: neither loaded nor
+# blacklisted, the kernel loads them if it asks for them with the SA).
 
 ROWS_QUICK=(
 	tcp-v4-plain udp-v4-plain
 	tcp-v4-transport-gcm-off udp-v4-transport-gcm-off
 	tcp-v4-transport-sha-off udp-v4-transport-sha-off
 	tcp-v4-transport-gcm-on
+	tcp-v4-transport-gcm-auto
 	tcp-v6-tunnel-gcm-off
 	icmp-v4-transport-gcm-off
 )
@@ -20,7 +22,7 @@ rows_full() {
 	for p in tcp udp; do
 		for f in v4 v6; do echo "$p-$f-plain"; done
 	done
-	for o in off on; do
+	for o in off on auto; do
 		for p in tcp udp icmp; do
 			for f in v4 v6; do
 				for m in transport tunnel; do

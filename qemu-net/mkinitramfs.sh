@@ -21,7 +21,7 @@ for b in "${bins[@]}"; do
 done
 
 ukey=$({
-	echo userspace-v1
+	echo userspace-v2
 	cat "$RIG_TOP/qemu-net/guest/init" "$RIG_TOP"/configs/strongswan/*
 	printf '%s\n' "${plugins[@]}"
 	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
@@ -40,6 +40,8 @@ build_userspace() {
 	for f in $(/bin/busybox --list); do
 		[[ "$f" == busybox ]] || ln -sf busybox "$root/bin/$f"
 	done
+	# The kernel's request_module() runs /sbin/modprobe (module autoload).
+	ln -sf /bin/busybox "$root/sbin/modprobe"
 	local elves=("${bins[@]:1}")
 	for p in "${plugins[@]}"; do
 		elves+=("/usr/lib/ipsec/plugins/libstrongswan-$p.so")

@@ -10,16 +10,20 @@
 #         it copies the linear part (skb->tail, head-relative) and pulls
 #         the paged part (skb->data_len): copied_bytes sums both
 #   pfrag esp_output_tail / esp6_output_tail, esp->inplace == 0
-#                                                         = trailer in a page frag
+#                                                         = out of place: trailer
+#         in a page frag, or (patched) into a private head (skr below)
 #   put   pskb_put() (called by esp*_output_head on the in-place and cow paths)
-#         so in-place = put - cow, and in-place + pfrag + cow must equal eoh
+#         so in-place = put - cow, and in-place + page-frag + private-head
+#         + cow must equal eoh
 #   pet   pskb_expand_head: bytes copied = skb->tail (head-relative offset)
 #   ppt   __pskb_pull_tail(skb, delta): bytes copied = delta
 #   sce   skb_copy_expand(skb, headroom, ...): bytes copied = headroom + skb->len
 #         (pet/ppt/sce are system-wide, receive path included: all_copied_bytes)
 #   seg   skb_segment calls (GSO)
-#   uct   skb_unclone_tailroom (patched kernels only): head-only unshare;
-#         copies the headroom + linear part (skb->tail), added to copied_bytes
+#   skr   skb_head_replace (patched kernels only): a clone encrypted out of
+#         place into a private head; ESP copied the headers in front of the
+#         ESP header (transport_header - network_header + 8 bytes), added
+#         to copied_bytes; the payload moves only through the cipher
 #   gnc   null_skcipher_crypt(req): req->cryptlen (first field) bytes copied
 #         by crypto_null.  seqiv/echainiv (ESP's IV generators) copy
 #         assoclen + cryptlen from src to dst this way whenever ESP
@@ -29,7 +33,7 @@ T=/sys/kernel/tracing
 K=$T/events/kprobes
 ST=/tmp/acct
 
-probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg uct gnc"
+probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg skr gnc"
 
 snap() { # counters from /proc and sysfs, KEY=VALUE
 	awk '/^Tcp:/{if(!h){split($0,k);h=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutSegs") print "tcp_outsegs=" $i; h=0}' /proc/net/snmp
@@ -79,10 +83,10 @@ start)
 	# IPv6 ESP is built in too; its output functions are separate symbols.
 	echo "p:kprobes/eoh6 esp6_output_head skb=%si:x64" >>"$T/kprobe_events"
 	echo "p:kprobes/pfrag6 esp6_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8" >>"$T/kprobe_events"
-	if grep -qw skb_unclone_tailroom /proc/kallsyms; then
-		echo "p:kprobes/uct skb_unclone_tailroom tl=+$SKB_TAIL(%di):u32" >>"$T/kprobe_events"
-		echo "hist:keys=common_pid:vals=hitcount,tl" >"$K/uct/trigger"
-		echo 1 >"$K/uct/enable"
+	if grep -qw skb_head_replace /proc/kallsyms; then
+		echo "p:kprobes/skr skb_head_replace nh=+$SKB_NETWORK_HEADER(%di):u16 th=+$SKB_TRANSPORT_HEADER(%di):u16" >>"$T/kprobe_events"
+		echo "hist:keys=common_pid:vals=hitcount,nh,th" >"$K/skr/trigger"
+		echo 1 >"$K/skr/enable"
 	fi
 	for e in eoh eoh6 put seg; do echo "hist:keys=common_pid:vals=hitcount" >"$K/$e/trigger"; done
 	echo "hist:keys=common_pid:vals=hitcount,tl,dl if tailbits > 0" >"$K/cow/trigger"
@@ -107,22 +111,22 @@ stop)
 	cow=$(hist_hits cow)
 	pfrag=$(($(hist_hits pfrag) + $(hist_hits pfrag6)))
 	put=$(hist_hits put)
+	skr_calls=0 skr_bytes=0
+	if [ -d "$K/skr" ]; then
+		echo 0 >"$K/skr/enable"
+		skr_calls=$(hist_hits skr)
+		skr_bytes=$(($(hist_sum skr th) - $(hist_sum skr nh) + 8 * skr_calls))
+	fi
 	echo "esp_packets=$eoh"
 	echo "cow=$cow"
-	echo "pagefrag=$pfrag"
+	echo "pagefrag=$((pfrag - skr_calls))"
+	echo "privhead=$skr_calls"
 	echo "pskb_put=$put"
 	echo "inplace=$((put - cow))"
 	echo "expand_head_calls=$(hist_hits pet)"
 	echo "pull_tail_calls=$(hist_hits ppt)"
 	echo "copy_expand_calls=$(hist_hits sce)"
-	uct_calls=0 uct_bytes=0
-	if [ -d "$K/uct" ]; then
-		echo 0 >"$K/uct/enable"
-		uct_calls=$(hist_hits uct)
-		uct_bytes=$(hist_sum uct tl)
-	fi
-	echo "head_unshare=$uct_calls"
-	echo "copied_bytes=$(($(hist_sum cow tl) + $(hist_sum cow dl) + uct_bytes))"
+	echo "copied_bytes=$(($(hist_sum cow tl) + $(hist_sum cow dl) + skr_bytes))"
 	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len)))"
 	echo "skb_segment_calls=$(hist_hits seg)"
 	echo "geniv_copy_calls=$(hist_hits gnc)"

@@ -5,7 +5,9 @@
 #   ike.sh up CHILD                    swanctl --initiate, check the SAs
 #   ike.sh down                        terminate every IKE SA, wait until
 #                                      xfrm state and policy are empty
-#   ike.sh offload on|off              load/unload esp4_offload esp6_offload
+#   ike.sh offload on|off|auto         load/unload esp4_offload esp6_offload;
+#                                      auto: unload, and let the kernel load
+#                                      them with the first SA if it asks
 # Exit: 0 ok, 8 IKE/ESP failure (the charon log is in /rig/charon.log).
 set -eu
 ip=/usr/sbin/ip
@@ -65,15 +67,26 @@ down)
 	}
 	;;
 offload)
+	# A kernel that requests the offload type for every ESP state
+	# (patched) would load the modules with the first SA: "off" also
+	# blacklists their aliases (xfrm-offload-2-50, xfrm-offload-10-50).
+	mkdir -p /etc/modprobe.d
 	if [ "$2" = on ]; then
+		rm -f /etc/modprobe.d/rig-esp-offload.conf
 		modprobe esp4_offload && modprobe esp6_offload
+	elif [ "$2" = auto ]; then
+		rm -f /etc/modprobe.d/rig-esp-offload.conf
+		modprobe -r esp4_offload esp6_offload 2>/dev/null || true
+		if grep -qE '^esp[46]_offload ' /proc/modules; then exit 1; fi
 	else
+		printf 'blacklist esp4_offload\nblacklist esp6_offload\n' \
+			>/etc/modprobe.d/rig-esp-offload.conf
 		modprobe -r esp4_offload esp6_offload 2>/dev/null || true
 		if grep -qE '^esp[46]_offload ' /proc/modules; then exit 1; fi
 	fi
 	;;
 *)
-	echo "usage: ike.sh start ROLE | up CHILD | down | offload on|off" >&2
+	echo "usage: ike.sh start ROLE | up CHILD | down | offload on|off|auto" >&2
 	exit 2
 	;;
 esac

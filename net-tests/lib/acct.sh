@@ -71,8 +71,8 @@ acct_json() {
 		printf "{"
 		for (i = 1; i <= n; i++) printf "\"%s_total\":%s,", k[i], v[k[i]]
 		if (e > 0)
-			printf "\"inplace\":%.4f,\"pagefrag\":%.4f,\"cow\":%.4f,\"copied_bytes\":%.1f,\"geniv_copied_bytes\":%.1f,",
-				v["inplace"]/e, v["pagefrag"]/e, v["cow"]/e, v["copied_bytes"]/e, v["geniv_copied_bytes"]/e
+			printf "\"inplace\":%.4f,\"pagefrag\":%.4f,\"privhead\":%.4f,\"cow\":%.4f,\"copied_bytes\":%.1f,\"geniv_copied_bytes\":%.1f,",
+				v["inplace"]/e, v["pagefrag"]/e, v["privhead"]/e, v["cow"]/e, v["copied_bytes"]/e, v["geniv_copied_bytes"]/e
 		printf "\"esp_packets\":%d}", e
 	}' "$1"
 }

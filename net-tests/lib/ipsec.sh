@@ -27,7 +27,7 @@ ipsec_start() {
 		die "$E_TRAFFIC" "iperf3 server did not start on b"
 }
 
-# ipsec_offload on|off: esp{4,6}_offload in both guests (before any SA).
+# ipsec_offload on|off|auto: esp{4,6}_offload in both guests (before any SA).
 ipsec_offload() {
 	local g
 	for g in a b; do

@@ -18,5 +18,7 @@ int main(void)
 	DEFINE(SKB_TAIL, offsetof(struct sk_buff, tail));
 	DEFINE(SKB_END, offsetof(struct sk_buff, end));
 	DEFINE(SKB_CLONED_BYTE, offsetof(struct sk_buff, __cloned_offset));
+	DEFINE(SKB_NETWORK_HEADER, offsetof(struct sk_buff, network_header));
+	DEFINE(SKB_TRANSPORT_HEADER, offsetof(struct sk_buff, transport_header));
 	return 0;
 }
