@@ -55,11 +55,11 @@ link_choose() {
 	[[ -n "${RIG_LINK_USED:-}" && "${RIG_LINK_FOR-x}" == "${RIG_LINK:-}" ]] && return 0
 	local why
 	case "${RIG_LINK:-}" in
-	socket) RIG_LINK_USED=socket RIG_LINK_WHY="asked for (--link socket / RIG_LINK=socket)" ;;
+	socket) RIG_LINK_USED=socket RIG_LINK_WHY="asked for: --link socket or RIG_LINK=socket" ;;
 	tap)
 		why=$(link_probe) ||
 			die "$E_GUEST" "--link tap: cannot make the tap link here: $why (use --link socket, or leave --link unset for the automatic fallback)"
-		RIG_LINK_USED=tap RIG_LINK_WHY="asked for (--link tap / RIG_LINK=tap)"
+		RIG_LINK_USED=tap RIG_LINK_WHY="asked for: --link tap or RIG_LINK=tap"
 		;;
 	'' | auto)
 		if why=$(link_probe); then
