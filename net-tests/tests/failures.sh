@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Group "failures": each bad input or failure ends with its own exit
-# code and the message/log that explains it; no QEMU is left behind.
+# code and the message/log that explains it; no QEMU (and, on the tap
+# link, no netns holder or device) is left behind.
 
 pair_cmd() {
 	RIG_RUN_DIR=$CHECK_DIR/fail-$1 RIG_BOOT_TIMEOUT=${RIG_BOOT_TIMEOUT:-90} \
@@ -79,9 +80,14 @@ t_fail_torn_down() {
 }
 
 t_no_qemu_left() {
-	local left
+	local left d
 	left=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR" || true)
 	[[ -z "$left" ]] || { reason "QEMU still running: $left"; pkill -f "qemu-system-x86_64.*$CHECK_DIR"; return 1; }
+	# Tap link: no netns holder or process in a failed run's netns.
+	for d in "$CHECK_DIR"/fail-*/; do
+		left+=$(link_leftovers "$d")
+	done
+	[[ -z "$left" ]] || { reason "tap link left behind: $left"; return 1; }
 }
 
 group_failures() {
