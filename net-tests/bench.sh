@@ -14,7 +14,9 @@
 # then counts instructions, so the cost pass reports instructions per
 # esp_output() call (1 ns = 1 instruction at shift=0), independent of the
 # host's load; throughput under -icount mixes virtual and real time and
-# is not comparable with a run without it.
+# is not comparable with a run without it.  Under --icount each non-ICMP
+# row also gets a service-demand pass: sender and receiver instructions
+# per KB delivered over a fixed transfer, from each guest's /proc/stat.
 # --link: the guests' virtio link (qemu-net/link.sh): tap (vnet_hdr,
 # offloads on) or socket; default RIG_LINK, empty = tap if possible.
 # Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
@@ -51,7 +53,7 @@ while (($#)); do
 	--link) export RIG_LINK=$2; shift ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac
 	shift
@@ -127,7 +129,7 @@ write_meta
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct cost t
+	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct cost demand t
 	mkdir -p "$run"
 	t=$SECONDS
 	guests_start "$run" "${kdir[$v]}"
@@ -160,7 +162,13 @@ bench_boot() {
 			mbps=$(iperf_run "$out/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
 				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $out/raw/$pair-$v-$row.json"
 		fi
-		esp=null acct=null cost=null
+		esp=null acct=null cost=null demand=null
+		# Service demand (only under -icount, where guest time counts
+		# instructions): fixed transfer, /proc/stat of both guests.
+		if [[ -n "$RIG_ICOUNT" && "$p" != icmp ]]; then
+			demand_row "$row" "$out/raw/$pair-$v-$row.demand"
+			demand=$(demand_json "$out/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
+		fi
 		if [[ -n "$child" ]]; then
 			ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
 			# Counting pass: fixed-size transfer under kprobes, after
@@ -176,11 +184,12 @@ bench_boot() {
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
 			ipsec_down
 		fi
-		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s}\n' \
-			"$pair" "$v" "$row" "$RIG_LINK_USED" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" >>"$runs"
-		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s\n' "$pair" "$v" "$row" "$mbps" \
+		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"demand":%s}\n' \
+			"$pair" "$v" "$row" "$RIG_LINK_USED" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$demand" >>"$runs"
+		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s\n' "$pair" "$v" "$row" "$mbps" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \
-			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" >&2
+			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" \
+			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.snd_ticks)/\(.rcv_ticks) ticks)" end' <<<"$demand")" >&2
 	done
 	guests_stop
 	run_cleanup

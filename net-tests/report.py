@@ -10,6 +10,9 @@ patched/baseline within a pair (the two boots closest in time).
 Accounting fields (issue 4) are reported per ESP packet where present, and so is the cost pass: the
 median time of one esp_output()/esp6_output() call in the sender, per
 boot, summarised like throughput (median of the boots, min-max).
+Under -icount, the service demand: sender and receiver guest
+instructions per KB delivered over a fixed transfer (/proc/stat busy
+ticks of each guest), per boot, summarised the same way.
 
 The guests' link (tap or socket, runs.jsonl "link") is a dimension: rows
 are grouped by (link, row), and the plaintext reference is the same
@@ -147,6 +150,10 @@ def summarise(runs, d):
             cs = [r["cost"]["median_ns"] for r in rs
                   if (r.get("cost") or {}).get("calls")]
             side["cost_ns"] = dist(cs)
+            for k in ("snd", "rcv"):
+                ds = [r["demand"][k + "_instr_per_kb"] for r in rs
+                      if (r.get("demand") or {}).get(k + "_instr_per_kb") is not None]
+                side[k + "_instr_per_kb"] = dist(ds)
             ent[v] = side
         pb = {(r["pair"], r["variant"]): r["mbps"] for r in runs
               if r["row"] == row and r["link"] == link
@@ -160,6 +167,11 @@ def summarise(runs, d):
         cb = ent["baseline"]["cost_ns"]["median"]
         cp = ent["patched"]["cost_ns"]["median"]
         ent["cost_change_pct"] = (cp - cb) / cb * 100 if cb and cp is not None else None
+        for k in ("snd", "rcv"):
+            db = ent["baseline"][k + "_instr_per_kb"]["median"]
+            dp = ent["patched"][k + "_instr_per_kb"]["median"]
+            ent[k + "_demand_change_pct"] = ((dp - db) / db * 100
+                                             if db and dp is not None else None)
         rows.append(ent)
     # IPsec / plaintext ratio per side, on the same link
     plain = {}
@@ -208,6 +220,12 @@ def table(rows, md):
                    for e in rows for v in ("baseline", "patched"))
     if has_cost:
         hdr += ["esp_output ns b med [min-max]", "p", "%change ns"]
+    has_demand = any(e[v][k + "_instr_per_kb"]["median"] is not None
+                     for e in rows for v in ("baseline", "patched")
+                     for k in ("snd", "rcv"))
+    if has_demand:
+        hdr += ["snd instr/KB b med [min-max]", "p", "%change snd",
+                "rcv instr/KB b med [min-max]", "p", "%change rcv"]
     lines = []
     for e in rows:
         b, p = e["baseline"], e["patched"]
@@ -225,6 +243,11 @@ def table(rows, md):
         if has_cost:
             cells += [spread(b["cost_ns"], "{:.0f}"), spread(p["cost_ns"], "{:.0f}"),
                       fmt(e["cost_change_pct"], "{:+.1f}%")]
+        if has_demand:
+            for k in ("snd", "rcv"):
+                cells += [spread(b[k + "_instr_per_kb"], "{:.0f}"),
+                          spread(p[k + "_instr_per_kb"], "{:.0f}"),
+                          fmt(e[k + "_demand_change_pct"], "{:+.1f}%")]
         lines.append(cells)
     if md:
         out = ["| " + " | ".join(hdr) + " |",
@@ -316,7 +339,8 @@ def main():
         max(meta["ike_up_seconds"], default="-"))
     if a.icount:
         head += ("; guests under QEMU -icount {}: esp_output ns are guest"
-                 " instructions x 2^shift; Mbit/s mix virtual and real time"
+                 " instructions x 2^shift, instr/KB count whole-guest busy"
+                 " ticks (10^7 ns each); Mbit/s mix virtual and real time"
                  " and are not comparable with other runs").format(a.icount)
     mh = meta_header(run_meta)
     with open(os.path.join(a.dir, "summary.md"), "w") as f:
