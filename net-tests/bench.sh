@@ -5,7 +5,8 @@
 #
 # Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
 #                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
-#                 [--icount SPEC] [--link tap|socket] [--out DIR] [--dry-run]
+#                 [--icount SPEC] [--link tap|socket] [--variants V[,V]]
+#                 [--out DIR] [--dry-run]
 # Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
 # accounting pass (kprobe path counts) and a cost pass (esp_output() time
 # per call), each over a fixed-size transfer.  --sysctl sets a sysctl in
@@ -19,6 +20,8 @@
 # per KB delivered over a fixed transfer, from each guest's /proc/stat.
 # --link: the guests' virtio link (qemu-net/link.sh): tap (vnet_hdr,
 # offloads on) or socket; default RIG_LINK, empty = tap if possible.
+# --variants baseline (or patched) boots one kernel only, once per pair:
+# an A/A run that shows the spread of one kernel over its boots.
 # Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
 # (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>),
 # with DIR/meta.json (command, plan, link, kernels, host) written first.
@@ -35,7 +38,7 @@ set -euo pipefail
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
 argv=("$0" "$@")
-pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0 sysctls=()
+pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0 sysctls=() varsel=baseline,patched
 while (($#)); do
 	case "$1" in
 	--pairs) pairs=$2; shift ;;
@@ -51,9 +54,10 @@ while (($#)); do
 	--accel) export RIG_ACCEL=$2; shift ;;
 	--icount) export RIG_ICOUNT=$2; shift ;;
 	--link) export RIG_LINK=$2; shift ;;
+	--variants) varsel=$2; shift ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac
 	shift
@@ -63,12 +67,20 @@ done
 # (not mapfile < <(...): a bad row name must stop the run here)
 rows_txt=$(rows_select "$rowsel") || exit
 mapfile -t rows <<<"$rows_txt"
-variants=(baseline patched)
+IFS=, read -ra variants <<<"$varsel"
+case "${variants[*]}" in
+"baseline patched" | "patched baseline" | baseline | patched) ;;
+*) die "$E_USAGE" "--variants takes baseline,patched (the A/B run) or one of them alone (A/A: the noise of one kernel over its boots)" ;;
+esac
 # ABBA: odd pairs boot baseline first, even pairs patched first, so a
 # drift over the run (host load, a slower second boot) does not always
 # favour the same kernel.
 pair_order() {
-	if (($1 % 2)); then echo "${variants[@]}"; else echo "${variants[1]} ${variants[0]}"; fi
+	local i ord=()
+	for ((i = 0; i < ${#variants[@]}; i++)); do
+		if (($1 % 2)); then ord+=("${variants[i]}"); else ord=("${variants[i]}" "${ord[@]}"); fi
+	done
+	echo "${ord[@]}"
 }
 
 link_choose

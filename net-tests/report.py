@@ -324,11 +324,13 @@ def main():
                                      if r.get("ike_up_s") is not None)}
     with open(os.path.join(a.dir, "summary.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
-    first = {}
+    seq = {}
     for r in runs:
-        first.setdefault(r["pair"], r["variant"])
-    order = " ".join("AB" if first[k] == "baseline" else "BA"
-                     for k in sorted(first))
+        vs = seq.setdefault(r["pair"], [])
+        if r["variant"] not in vs:
+            vs.append(r["variant"])
+    order = " ".join("".join("A" if v == "baseline" else "B" for v in seq[k])
+                     for k in sorted(seq))
     head = ("{} pairs (A = baseline, B = patched; boot order " + order +
             "); build {}s, total {}s;"
             " guest pair boot {}-{}s; IKE+CHILD up {}-{}s").format(
