@@ -79,6 +79,28 @@ t_fail_torn_down() {
 			iperf_run "$GUEST_RUN/x.json" v4 tcp -t 5; wait "$bg"; ipsec_check_up'
 }
 
+# The link choice without the privileges the tap link needs (the plan
+# only, --dry-run: nothing boots): an explicit --link tap exits 7 and
+# says why; auto falls back to socket and says so in one line.
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
+		"$RIG_TOP/net-tests/bench.sh" --dry-run --pairs 1 --rows tcp-v4-plain "$@"
+}
+
+t_fail_link_tap() {
+	((EUID == 0)) || { reason "needs root to drop to nobody"; return 4; }
+	expect_exit "$E_GUEST" "ERROR: --link tap: cannot make the tap link here: .*unshare" \
+		"$CHECK_DIR/fail-link-tap.out" as_nobody --link tap
+}
+
+t_link_auto_fallback() {
+	((EUID == 0)) || { reason "needs root to drop to nobody"; return 4; }
+	expect_exit 0 "^link: socket \(auto: tap link not possible here" \
+		"$CHECK_DIR/link-auto-fallback.out" as_nobody || return
+	(($(grep -c '^link:' "$CHECK_DIR/link-auto-fallback.out") == 1)) ||
+		{ reason "not exactly one link line"; return 1; }
+}
+
 t_no_qemu_left() {
 	local left d
 	left=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR" || true)
@@ -98,5 +120,7 @@ group_failures() {
 	check fail-iperf3-no-server t_fail_iperf
 	check fail-guest-killed-mid-run t_fail_guest_killed
 	check fail-tunnel-torn-down t_fail_torn_down
+	check fail-link-tap-impossible t_fail_link_tap
+	check link-auto-falls-back-to-socket t_link_auto_fallback
 	check no-qemu-left-behind t_no_qemu_left
 }
