@@ -24,6 +24,7 @@ guests_start() {
 	local run=$1 kdir=$2 extra=${3:-} initrd g i pidf accel wrap
 	GUEST_RUN=$run
 	initrd=$("$RIG_TOP/qemu-net/mkinitramfs.sh" "$kdir") || return
+	mkdir -p "$run"
 	link_choose
 	printf '%s (%s)\n' "$RIG_LINK_USED" "$RIG_LINK_WHY" >"$run/link.txt"
 	[[ "$RIG_LINK_USED" == socket ]] && LINK_PORT=$(free_port)
