@@ -5,7 +5,8 @@
 #
 # Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
 #                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
-#                 [--icount SPEC] [--out DIR] [--dry-run]
+#                 [--icount SPEC] [--link tap|socket] [--variants V[,V]]
+#                 [--out DIR] [--dry-run]
 # Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
 # accounting pass (kprobe path counts) and a cost pass (esp_output() time
 # per call), each over a fixed-size transfer.  --sysctl sets a sysctl in
@@ -14,9 +15,16 @@
 # then counts instructions, so the cost pass reports instructions per
 # esp_output() call (1 ns = 1 instruction at shift=0), independent of the
 # host's load; throughput under -icount mixes virtual and real time and
-# is not comparable with a run without it.
+# is not comparable with a run without it.  Under --icount each non-ICMP
+# row also gets a service-demand pass: sender and receiver instructions
+# per KB delivered over a fixed transfer, from each guest's /proc/stat.
+# --link: the guests' virtio link (qemu-net/link.sh): tap (vnet_hdr,
+# offloads on) or socket; default RIG_LINK, empty = tap if possible.
+# --variants baseline (or patched) boots one kernel only, once per pair:
+# an A/A run that shows the spread of one kernel over its boots.
 # Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
-# (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>).
+# (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>),
+# with DIR/meta.json (command, plan, link, kernels, host) written first.
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/../qemu-net/lib.sh"
@@ -29,7 +37,8 @@ set -euo pipefail
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
-pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0 sysctls=()
+argv=("$0" "$@")
+pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0 sysctls=() varsel=baseline,patched
 while (($#)); do
 	case "$1" in
 	--pairs) pairs=$2; shift ;;
@@ -44,9 +53,11 @@ while (($#)); do
 		;;
 	--accel) export RIG_ACCEL=$2; shift ;;
 	--icount) export RIG_ICOUNT=$2; shift ;;
+	--link) export RIG_LINK=$2; shift ;;
+	--variants) varsel=$2; shift ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac
 	shift
@@ -56,14 +67,23 @@ done
 # (not mapfile < <(...): a bad row name must stop the run here)
 rows_txt=$(rows_select "$rowsel") || exit
 mapfile -t rows <<<"$rows_txt"
-variants=(baseline patched)
+IFS=, read -ra variants <<<"$varsel"
+case "${variants[*]}" in
+"baseline patched" | "patched baseline" | baseline | patched) ;;
+*) die "$E_USAGE" "--variants takes baseline,patched (the A/B run) or one of them alone (A/A: the noise of one kernel over its boots)" ;;
+esac
 # ABBA: odd pairs boot baseline first, even pairs patched first, so a
 # drift over the run (host load, a slower second boot) does not always
 # favour the same kernel.
 pair_order() {
-	if (($1 % 2)); then echo "${variants[@]}"; else echo "${variants[1]} ${variants[0]}"; fi
+	local i ord=()
+	for ((i = 0; i < ${#variants[@]}; i++)); do
+		if (($1 % 2)); then ord+=("${variants[i]}"); else ord=("${variants[i]}" "${ord[@]}"); fi
+	done
+	echo "${ord[@]}"
 }
 
+link_choose
 if ((dry)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
 	printf 'sysctls: %s\nicount: %s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}"
@@ -85,10 +105,43 @@ runs=$out/runs.jsonl
 : >"$runs"
 log "results in $out"
 
+# kinfo KERNEL_DIR FIELD: a field of the installed kernel's info file.
+kinfo() { sed -n "s/^$2=//p" "$1/info" 2>/dev/null | head -n 1; }
+
+# meta.json: what this run is, written before the first boot, so that a
+# run that dies still says how it was made (report.py prints it).
+write_meta() {
+	local kernels='{}' v
+	for v in "${variants[@]}"; do
+		kernels=$(jq -c --arg v "$v" --arg dir "${kdir[$v]}" --arg key "$(kinfo "${kdir[$v]}" key)" \
+			--arg rel "$(kinfo "${kdir[$v]}" release)" --arg ref "$(kinfo "${kdir[$v]}" ref)" \
+			'.[$v] = {dir: $dir, key: $key, release: $rel, ref: $ref}' <<<"$kernels")
+	done
+	jq -n --argjson command "$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "${argv[@]}")" \
+		--arg started "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+		--arg rows "${rows[*]}" --argjson pairs "$pairs" --argjson secs "$secs" \
+		--argjson udplen "$udplen" --arg link "$RIG_LINK_USED" --arg link_why "$RIG_LINK_WHY" \
+		--arg accel "$RIG_ACCEL" --arg icount "$RIG_ICOUNT" --arg sysctls "${sysctls[*]}" \
+		--argjson kernels "$kernels" --argjson build_s "$build_s" \
+		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
+		--arg cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
+		--argjson cores "$(nproc)" --arg hostkernel "$(uname -r)" \
+		--arg qemu "$(qemu-system-x86_64 --version | head -n 1)" \
+		'{started_utc: $started, command: $command,
+		  rows: ($rows | split(" ")), pairs: $pairs, time_s: $secs, udp_len: $udplen,
+		  link: $link, link_why: $link_why, accel: $accel,
+		  icount: (if $icount == "" then null else $icount end),
+		  sysctls: ($sysctls | split(" ") | map(select(. != ""))),
+		  kernels: $kernels, git_describe: $git,
+		  host: {cpu_model: $cpu, cores: $cores, kernel: $hostkernel},
+		  qemu_version: $qemu, build_seconds: $build_s}' >"$out/meta.json"
+}
+write_meta
+
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct cost t
+	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct cost demand t
 	mkdir -p "$run"
 	t=$SECONDS
 	guests_start "$run" "${kdir[$v]}"
@@ -121,7 +174,13 @@ bench_boot() {
 			mbps=$(iperf_run "$out/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
 				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $out/raw/$pair-$v-$row.json"
 		fi
-		esp=null acct=null cost=null
+		esp=null acct=null cost=null demand=null
+		# Service demand (only under -icount, where guest time counts
+		# instructions): fixed transfer, /proc/stat of both guests.
+		if [[ -n "$RIG_ICOUNT" && "$p" != icmp ]]; then
+			demand_row "$row" "$out/raw/$pair-$v-$row.demand"
+			demand=$(demand_json "$out/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
+		fi
 		if [[ -n "$child" ]]; then
 			ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
 			# Counting pass: fixed-size transfer under kprobes, after
@@ -137,11 +196,12 @@ bench_boot() {
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
 			ipsec_down
 		fi
-		printf '{"pair":%d,"variant":"%s","row":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s}\n' \
-			"$pair" "$v" "$row" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" >>"$runs"
-		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s\n' "$pair" "$v" "$row" "$mbps" \
+		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"demand":%s}\n' \
+			"$pair" "$v" "$row" "$RIG_LINK_USED" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$demand" >>"$runs"
+		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s\n' "$pair" "$v" "$row" "$mbps" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \
-			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" >&2
+			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" \
+			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.snd_ticks)/\(.rcv_ticks) ticks)" end' <<<"$demand")" >&2
 	done
 	guests_stop
 	run_cleanup
@@ -154,5 +214,7 @@ for ((pair = 1; pair <= pairs; pair++)); do
 	done
 done
 
+jq --argjson t "$((SECONDS - t0))" '.total_seconds = $t' "$out/meta.json" >"$out/meta.json.tmp"
+mv "$out/meta.json.tmp" "$out/meta.json"
 python3 "$RIG_TOP/net-tests/report.py" --build-seconds "$build_s" --icount "$RIG_ICOUNT" \
 	--total-seconds "$((SECONDS - t0))" "$out"

@@ -3,7 +3,7 @@
 # stderr, logs in results/check-<timestamp>/.  Exit 0 when nothing
 # failed (skips allowed), 1 when a test failed, 2 on bad usage.
 #
-# Usage: run-tests.sh [--list] [-t GROUP]... [--accel tcg|kvm]
+# Usage: run-tests.sh [--list] [-t GROUP]... [--accel tcg|kvm] [--link tap|socket]
 #
 # Topology of the guest tests:
 #   host 127.0.0.1:PORT (QEMU socket netdev)
@@ -46,6 +46,7 @@ while (($#)); do
 	--list) list=1 ;;
 	-t) sel+=("$2"); shift ;;
 	--accel) export RIG_ACCEL=$2; shift ;;
+	--link) export RIG_LINK=$2; shift ;;
 	-h | --help) sed -n '2,8p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac

@@ -1,13 +1,19 @@
 # shellcheck shell=bash
 # Boot and drive the guest pair.  Sourced after lib.sh.
 #
-#   guest a (10.0.0.1, fd00::1) ==== virtio-net over a QEMU socket ==== guest b
-#          netdev socket,listen=127.0.0.1:PORT    connect=127.0.0.1:PORT
+#   guest a (10.0.0.1, fd00::1) ==== virtio-net ==== guest b (10.0.0.2, fd00::2)
+#   link (qemu-net/link.sh, RIG_LINK / --link):
+#     tap     netdev tap,vnet_hdr=on: rigtap0 - rigbr0 - rigtap1 in a private
+#             netns of the run (checksum/SG/TSO offload in the guests)
+#     socket  netdev socket, a listen=127.0.0.1:PORT, b connect=... (fallback)
 #
 # Host <-> guest: each guest mounts its own run directory over 9p as /rig
 # (and the repository read-only as /src).  guest_exec writes a job file
 # there; the guest's init runs it and writes N.out and N.rc back.  The
 # serial console of each guest is logged to RUN/<name>/console.log.
+
+# shellcheck source=qemu-net/link.sh
+. "$RIG_TOP/qemu-net/link.sh"
 
 GUEST_NAMES=(a b)
 declare -A GUEST_PID=()
@@ -15,10 +21,15 @@ GUEST_RUN=
 
 # guests_start RUNDIR KERNEL_DIR [extra kernel cmdline]
 guests_start() {
-	local run=$1 kdir=$2 extra=${3:-} initrd port g i pidf accel
+	local run=$1 kdir=$2 extra=${3:-} initrd g i pidf accel wrap
 	GUEST_RUN=$run
 	initrd=$("$RIG_TOP/qemu-net/mkinitramfs.sh" "$kdir") || return
-	port=$(free_port)
+	mkdir -p "$run"
+	link_choose
+	printf '%s (%s)\n' "$RIG_LINK_USED" "$RIG_LINK_WHY" >"$run/link.txt"
+	[[ "$RIG_LINK_USED" == socket ]] && LINK_PORT=$(free_port)
+	link_start "$run"
+	mapfile -t wrap < <(link_wrap)
 	case "$RIG_ACCEL" in
 	tcg)
 		accel=(-accel tcg -cpu max)
@@ -42,14 +53,12 @@ guests_start() {
 			IP6=fd00::$((i + 1))
 			PEER6=fd00::$((2 - i))
 		ENV
-		local net=listen
-		((i == 1)) && net=connect
-		local cmd=(qemu-system-x86_64 -nodefaults -no-user-config -name "rig-$g"
+		local cmd=("${wrap[@]}" qemu-system-x86_64 -nodefaults -no-user-config -name "rig-$g"
 			"${accel[@]}" -smp 1 -m "$RIG_MEM" -display none -no-reboot
 			-kernel "$kdir/bzImage" -initrd "$initrd"
 			-append "console=ttyS0 panic=-1 loglevel=6 $extra"
 			-serial "file:$run/$g/console.log"
-			-netdev "socket,id=n0,$net=127.0.0.1:$port"
+			-netdev "$(link_netdev "$i")"
 			-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:$((i + 10))"
 			-fsdev "local,id=rig,path=$run/$g,security_model=none"
 			-device "virtio-9p-pci,fsdev=rig,mount_tag=rig"
@@ -62,13 +71,14 @@ guests_start() {
 		echo >>"$run/$g/qemu.cmd"
 		((${RIG_DRY_RUN:-0})) && { cat "$run/$g/qemu.cmd"; continue; }
 		pidf=$run/$g/qemu.pid
-		# QEMU dies with this shell even if the shell is SIGKILLed.
+		# QEMU dies with this shell even if the shell is SIGKILLed
+		# (nsenter, for the tap link, execs QEMU in the same process).
 		setpriv --pdeathsig KILL -- "${cmd[@]}" >"$run/$g/qemu.log" 2>&1 &
 		GUEST_PID[$g]=$!
 		echo "${GUEST_PID[$g]}" >"$pidf"
 		defer "guest_kill $g"
 		# B connects to A's listening socket: wait until it listens.
-		((i == 0)) && wait_listen "$port" "$g"
+		((i == 0)) && [[ "$RIG_LINK_USED" == socket ]] && wait_listen "$LINK_PORT" "$g"
 	done
 	((${RIG_DRY_RUN:-0})) && return 0
 	for g in "${GUEST_NAMES[@]}"; do
@@ -168,7 +178,9 @@ guest_kill() {
 	unset "GUEST_PID[$g]"
 }
 
+# guests_stop: both guests, then the link (its netns, taps and bridge).
 guests_stop() {
 	local g
 	for g in "${GUEST_NAMES[@]}"; do guest_kill "$g"; done
+	link_stop
 }

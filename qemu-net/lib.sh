@@ -22,6 +22,7 @@ fi
 : "${RIG_ACCEL:=tcg}"
 : "${RIG_MEM:=768}"
 : "${RIG_ICOUNT:=}" # TCG only: QEMU -icount SPEC, e.g. shift=0,sleep=on
+: "${RIG_LINK:=}"   # tap|socket; empty = tap if the run can make it, else socket
 : "${RIG_RESULTS:=$RIG_TOP/results}"
 : "${RIG_PATCHES:=$RIG_TOP/patches}"
 export SKB_TAILROOM_CACHE

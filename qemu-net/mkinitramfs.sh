@@ -13,7 +13,7 @@ kdir=${1:?usage: mkinitramfs.sh KERNEL_DIR}
 [[ -f "$kdir/info" ]] || die "$E_USAGE" "$kdir is not an installed kernel (no info file)"
 
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
-	/usr/sbin/swanctl /usr/bin/tcpdump)
+	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool)
 plugins=(random nonce openssl kdf pem pkcs1 x509 pubkey kernel-netlink
 	socket-default vici updown)
 for b in "${bins[@]}"; do
@@ -25,7 +25,7 @@ ukey=$({
 	cat "$RIG_TOP/qemu-net/guest/init" "$RIG_TOP"/configs/strongswan/*
 	printf '%s\n' "${plugins[@]}"
 	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
-		strongswan-swanctl libstrongswan-standard-plugins tcpdump libc6 2>/dev/null
+		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool libc6 2>/dev/null
 } | sha)
 ucpio=$SKB_TAILROOM_CACHE/initramfs/userspace-$ukey.cpio.gz
 

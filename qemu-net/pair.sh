@@ -2,9 +2,11 @@
 # Boot the guest pair on one kernel and run host-side shell code against
 # it; the guests are stopped when the code ends (or fails, or on ^C).
 #
-# Usage: pair.sh [--accel tcg|kvm] [--append ARGS] [--ike] [--keep]
-#                [--dry-run] VARIANT [-c CODE | SCRIPT]
+# Usage: pair.sh [--accel tcg|kvm] [--link tap|socket] [--append ARGS]
+#                [--ike] [--keep] [--dry-run] VARIANT [-c CODE | SCRIPT]
 #   VARIANT   baseline|patched|debug (built first if not cached)
+#   --link    tap (private netns, vnet_hdr offloads) or socket; default
+#             RIG_LINK, empty = tap if it can be made, else socket
 #   --ike     start charon in both guests (b responds, a initiates)
 #   --keep    without CODE: wait (print how to reach the guests) until ^C
 #   CODE      bash, with guest_exec/ipsec_up/iperf_run/... available:
@@ -22,12 +24,13 @@ append='' ike=0 keep=0 code='' variant=''
 while (($#)); do
 	case "$1" in
 	--accel) export RIG_ACCEL=$2; shift ;;
+	--link) export RIG_LINK=$2; shift ;;
 	--append) append=$2; shift ;;
 	--ike) ike=1 ;;
 	--keep) keep=1 ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
 	-c) code=$2; shift ;;
-	-h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
 	-*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	*)
 		if [[ -z "$variant" ]]; then variant=$1

@@ -76,3 +76,63 @@ acct_json() {
 		printf "\"esp_packets\":%d}", e
 	}' "$1"
 }
+
+# Service demand (bench --icount): guest CPU time of sender and receiver
+# per KB delivered over a fixed-size transfer.  From /proc/stat's cpu line
+# (user+nice+system+irq+softirq, USER_HZ ticks of 10 ms) sampled around
+# the transfer in each guest; under -icount the guest's clock counts
+# instructions (2^shift ns each), so the busy time is an instruction
+# count.  Resolution: one tick per field (10^7 instructions at shift=0),
+# hence transfers of tens of MB.  The whole guest is counted (iperf3,
+# softirq, charon's idle wakeups, the rig's job loop).
+: "${DEMAND_TCP_BYTES:=64M}" "${DEMAND_UDP_BYTES:=16M}"
+
+# busy ticks of a /proc/stat "cpu" line
+stat_busy() { awk '{print $2 + $3 + $4 + $7 + $8}' <<<"$1"; }
+
+# demand_row ROW OUTFILE: KEY=VALUE (bytes, snd_ticks, rcv_ticks) in
+# OUTFILE; the iperf3 JSON next to it (OUTFILE.json).
+demand_row() {
+	local row=$1 outf=$2 p f peer cmd b0 b1 a0 a1 out bytes
+	p=$(row_proto "$row")
+	f=$(row_family "$row")
+	peer=$(peer_addr "$f")
+	case "$p" in
+	tcp) cmd="iperf3 -c $peer -n $DEMAND_TCP_BYTES -J" ;;
+	udp) cmd="iperf3 -c $peer -u -b 200M -l $ACCT_UDP_LEN -n $DEMAND_UDP_BYTES -J" ;;
+	*) return 0 ;;
+	esac
+	b0=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
+	out=$(guest_exec -t 300 a "head -n 1 /proc/stat; $cmd >/rig/demand-iperf.json; rc=\$?; head -n 1 /proc/stat; exit \$rc") ||
+		die "$E_TRAFFIC" "service demand transfer for $row failed"
+	b1=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
+	a0=$(sed -n 1p <<<"$out")
+	a1=$(sed -n 2p <<<"$out")
+	cp "$GUEST_RUN/a/demand-iperf.json" "$outf.json"
+	bytes=$(jq -r 'if .start.test_start.protocol == "UDP"
+		then .end.sum.bytes * (1 - .end.sum.lost_percent / 100)
+		else .end.sum_received.bytes end | floor' "$outf.json") ||
+		die "$E_TRAFFIC" "service demand transfer for $row: no byte count in $outf.json"
+	printf 'bytes=%s\nsnd_ticks=%s\nrcv_ticks=%s\n' "$bytes" \
+		"$(($(stat_busy "$a1") - $(stat_busy "$a0")))" \
+		"$(($(stat_busy "$b1") - $(stat_busy "$b0")))" >"$outf"
+}
+
+# demand_json FILE ICOUNT-SPEC: {"bytes","snd_ticks","rcv_ticks",
+# "snd_instr_per_kb","rcv_instr_per_kb"}; instructions = guest ns /
+# 2^shift (null when shift is not a number, e.g. shift=auto).
+demand_json() {
+	local shift
+	shift=$(sed -n 's/.*shift=\([0-9][0-9]*\).*/\1/p' <<<"$2")
+	awk -F= -v shift="${shift:-x}" 'NF==2{v[$1]=$2}
+	END{
+		kb = v["bytes"] / 1024
+		printf "{\"bytes\":%d,\"snd_ticks\":%d,\"rcv_ticks\":%d", v["bytes"], v["snd_ticks"], v["rcv_ticks"]
+		if (shift != "x" && kb > 0) {
+			ns = 1e9 / 100 / (2 ^ shift) # USER_HZ ticks -> instructions
+			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", v["snd_ticks"] * ns / kb, v["rcv_ticks"] * ns / kb
+		} else
+			printf ",\"snd_instr_per_kb\":null,\"rcv_instr_per_kb\":null"
+		printf "}"
+	}' "$1"
+}

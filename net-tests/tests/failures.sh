@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Group "failures": each bad input or failure ends with its own exit
-# code and the message/log that explains it; no QEMU is left behind.
+# code and the message/log that explains it; no QEMU (and, on the tap
+# link, no netns holder or device) is left behind.
 
 pair_cmd() {
 	RIG_RUN_DIR=$CHECK_DIR/fail-$1 RIG_BOOT_TIMEOUT=${RIG_BOOT_TIMEOUT:-90} \
@@ -78,10 +79,37 @@ t_fail_torn_down() {
 			iperf_run "$GUEST_RUN/x.json" v4 tcp -t 5; wait "$bg"; ipsec_check_up'
 }
 
+# The link choice without the privileges the tap link needs (the plan
+# only, --dry-run: nothing boots): an explicit --link tap exits 7 and
+# says why; auto falls back to socket and says so in one line.
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
+		"$RIG_TOP/net-tests/bench.sh" --dry-run --pairs 1 --rows tcp-v4-plain "$@"
+}
+
+t_fail_link_tap() {
+	((EUID == 0)) || { reason "needs root to drop to nobody"; return 4; }
+	expect_exit "$E_GUEST" "ERROR: --link tap: cannot make the tap link here: .*unshare" \
+		"$CHECK_DIR/fail-link-tap.out" as_nobody --link tap
+}
+
+t_link_auto_fallback() {
+	((EUID == 0)) || { reason "needs root to drop to nobody"; return 4; }
+	expect_exit 0 "^link: socket \(auto: tap link not possible here" \
+		"$CHECK_DIR/link-auto-fallback.out" as_nobody || return
+	(($(grep -c '^link:' "$CHECK_DIR/link-auto-fallback.out") == 1)) ||
+		{ reason "not exactly one link line"; return 1; }
+}
+
 t_no_qemu_left() {
-	local left
+	local left d
 	left=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR" || true)
 	[[ -z "$left" ]] || { reason "QEMU still running: $left"; pkill -f "qemu-system-x86_64.*$CHECK_DIR"; return 1; }
+	# Tap link: no netns holder or process in a failed run's netns.
+	for d in "$CHECK_DIR"/fail-*/; do
+		left+=$(link_leftovers "$d")
+	done
+	[[ -z "$left" ]] || { reason "tap link left behind: $left"; return 1; }
 }
 
 group_failures() {
@@ -92,5 +120,7 @@ group_failures() {
 	check fail-iperf3-no-server t_fail_iperf
 	check fail-guest-killed-mid-run t_fail_guest_killed
 	check fail-tunnel-torn-down t_fail_torn_down
+	check fail-link-tap-impossible t_fail_link_tap
+	check link-auto-falls-back-to-socket t_link_auto_fallback
 	check no-qemu-left-behind t_no_qemu_left
 }

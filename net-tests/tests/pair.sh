@@ -1,13 +1,69 @@
 # shellcheck shell=bash
-# Group "pair": boot both guests on the patched kernel, then for every
-# (family x proposal x mode) child: IKE up, ping and a short iperf3
-# through the tunnel, and proof that ESP carried them (SA counters).
+# Group "pair": boot both guests on the patched kernel (RIG_PAIR_KERNEL
+# overrides: a variant already in the cache, e.g. baseline), on the run's
+# link (qemu-net/link.sh: tap by default, socket as the fallback or with
+# --link socket), then for every (family x proposal x mode) child: IKE
+# up, ping and a short iperf3 through the tunnel, and proof that ESP
+# carried them (SA counters).  The link checks: the offloads each guest
+# reports (ethtool -k) are the link's (on for tap, off for socket), on tap
+# the QEMUs run in the run's own netns, and after the pair is stopped no
+# QEMU, namespace holder, tap or bridge is left.
+
+PAIR_KERNEL=${RIG_PAIR_KERNEL:-patched}
 
 t_boot() {
 	local t=$SECONDS
-	guests_start "$CHECK_DIR/pair" "$SKB_TAILROOM_CACHE/kernels/patched" || return 1
-	printf 'guest pair booted in %ds\n' "$((SECONDS - t))" >&2
+	guests_start "$CHECK_DIR/pair" "$SKB_TAILROOM_CACHE/kernels/$PAIR_KERNEL" || return 1
+	printf 'guest pair (%s) booted in %ds on the %s link\n' "$PAIR_KERNEL" "$((SECONDS - t))" "$RIG_LINK_USED" >&2
 	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
+}
+
+# The offloads virtio-net gave each guest, from RUN/<guest>/ethtool-k.txt
+# (the guest init records them): on with the tap link's vnet header, off
+# on the socket link (so the check is seen to tell the two apart).
+t_link_offloads() {
+	local want=on g f feat line bad=0
+	[[ "$RIG_LINK_USED" == socket ]] && want=off
+	for g in a b; do
+		f=$CHECK_DIR/pair/$g/ethtool-k.txt
+		[[ -s "$f" ]] || { reason "guest $g: no ethtool -k record ($f)"; return 1; }
+		for feat in tx-checksumming scatter-gather tcp-segmentation-offload; do
+			line=$(grep -m1 "^$feat:" "$f") || line="$feat: (missing)"
+			printf 'guest %s (%s link): %s\n' "$g" "$RIG_LINK_USED" "$line" >&2
+			[[ "$line" == "$feat: $want"* ]] || bad=1
+		done
+	done
+	((bad == 0)) || { reason "offloads not $want on the $RIG_LINK_USED link (see log)"; return 1; }
+}
+
+# Tap link only: both QEMUs are in the run's netns, not in the host's.
+t_link_private_netns() {
+	[[ "$RIG_LINK_USED" == tap ]] || { reason "socket link: no netns of its own"; return 4; }
+	local g ns host
+	host=$(netns_of $$)
+	[[ -n "$LINK_NS" && "$LINK_NS" != "$host" ]] || { reason "no private netns recorded"; return 1; }
+	for g in a b; do
+		ns=$(netns_of "${GUEST_PID[$g]}")
+		printf 'QEMU %s (pid %s): %s, host %s\n' "$g" "${GUEST_PID[$g]}" "$ns" "$host" >&2
+		[[ "$ns" == "$LINK_NS" ]] || { reason "QEMU $g is in $ns, not the run's $LINK_NS"; return 1; }
+	done
+}
+
+# Stop the pair; nothing of it may be left: QEMUs, the netns holder, any
+# process in the run's netns, rig taps/bridge in the host's netns.
+t_stop_leaves_nothing() {
+	local pids=() p left
+	pids=("${GUEST_PID[@]}")
+	[[ -n "$LINK_HOLDER" ]] && pids+=("$LINK_HOLDER")
+	guests_stop
+	run_cleanup
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2>/dev/null && left+="pid $p still running; "
+	done
+	left+=$(link_leftovers "$CHECK_DIR/pair")
+	left+=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR/pair/" || true)
+	printf 'stopped: %s; left: %s\n' "${pids[*]}" "${left:-nothing}" >&2
+	[[ -z "$left" ]] || { reason "left behind: $left"; return 1; }
 }
 
 t_child() {
@@ -28,9 +84,15 @@ t_child() {
 
 group_pair() {
 	local c
-	check boot-pair t_boot
+	if ! check_ok boot-pair t_boot; then
+		check pair-stop-leaves-nothing t_stop_leaves_nothing
+		return
+	fi
+	check pair-link-offloads t_link_offloads
+	check pair-link-private-netns t_link_private_netns
 	for c in v4-gcm-transport v4-gcm-tunnel v4-sha-transport v4-sha-tunnel \
 		v6-gcm-transport v6-gcm-tunnel v6-sha-transport v6-sha-tunnel; do
 		check "ike-$c" t_child "$c"
 	done
+	check pair-stop-leaves-nothing t_stop_leaves_nothing
 }

@@ -1,5 +1,7 @@
 # shellcheck shell=bash
-# Group "wire": capture guest a's link on the host (QEMU filter-dump) and
+# Group "wire": capture guest a's link on the host (QEMU filter-dump; on
+# the tap link QEMU 7.2 writes the vnet header before each frame and
+# wirecheck.py strips it, --vnet-hdr auto) and
 # prove what crossed it.  Tunnel boot: after IKE every IP packet is ESP
 # or IKE, and a marker sent through the tunnel never appears.  Control
 # boot: the same traffic after the SA is torn down shows the marker and
