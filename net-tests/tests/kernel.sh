@@ -17,6 +17,11 @@
 # row_pass acct_row|cost_row ROW FILE: the row's SA up, one measuring
 # pass of its fixed transfer into FILE (shown in the log), SA down.
 row_pass() {
+	local offl
+	offl=$(row_offload "$2")
+	# The patched kernel loads esp{4,6}_offload with the SA unless told
+	# not to: an "-off" row must say so.
+	[[ "$offl" == any ]] || ipsec_offload "$offl"
 	ipsec_up "$(row_child "$2")" >&2 || { reason "SA not up"; return 1; }
 	"$1" "$2" "$3"
 	ipsec_down >&2 || true
