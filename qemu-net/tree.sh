@@ -106,3 +106,12 @@ tree_checkout() {
 	series_apply "$dir"
 	git -C "$dir" config rig.serieskey "$key"
 }
+
+# worktree_remove DIR: unregister and delete a worktree of the cached tree
+# (apply-series.sh makes them); nothing if DIR is not a worktree.
+worktree_remove() {
+	local common
+	[[ -e "$1/.git" ]] || return 0
+	common=$(git -C "$1" rev-parse --path-format=absolute --git-common-dir) || return
+	git --git-dir="$common" worktree remove --force "$1"
+}
