@@ -84,12 +84,11 @@ for g in "${groups[@]}"; do
 	else
 		echo "# == $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
 		grc=0
-		(
-			REASON_FILE=$CHECK_DIR/.reason-$g
-			: >"$REASON_FILE"
-			"group_$g"
-		) >"$CHECK_DIR/$g.out" 2> >(tee "$CHECK_DIR/$g.log" | sed -u 's/^/# /' >&2) || grc=$?
-		wait
+		exec {logfd}> >(tee "$CHECK_DIR/$g.log" | sed -u 's/^/# /' >&2)
+		teepid=$!
+		in_child run_group "$g" >"$CHECK_DIR/$g.out" 2>&"$logfd" || grc=$?
+		exec {logfd}>&-
+		wait "$teepid" || true
 		# A group that died without recording anything is a failure.
 		if (($(wc -l <"$TAP_RECORDS") == before)); then
 			printf 'fail\t%s\tgroup exited %d without results (see %s)\n' "$g" "$grc" "$CHECK_DIR/$g.log" >>"$TAP_RECORDS"

@@ -78,19 +78,24 @@ t_debug_consoles() {
 	((bad == 0)) || { reason "sanitizer/lockdep/kmemleak reports in a guest (see log)"; return 1; }
 }
 
+# The guest pair on the debug kernel, charon and iperf3 started
+# (check_setup: the group's).  Under TCG the sanitizers make boot take
+# minutes, and the ACPI interpreter hits AE_AML_LOOP_TIMEOUT evaluating
+# _PRT: legacy PCI IRQ routing (pci=noacpi) avoids that.
+debug_boot() {
+	RIG_MEM=1536 RIG_BOOT_TIMEOUT=${RIG_DEBUG_BOOT_TIMEOUT:-900} \
+		guests_start "$CHECK_DIR/debug" "$SKB_TAILROOM_CACHE/kernels/debug" \
+		"slub_debug=FZPU kmemleak=on pci=noacpi"
+	ipsec_start
+}
+
 group_debug() {
 	if [[ "${RIG_CHECK_DEBUG:-0}" != 1 && "$CHECK_EXPLICIT" != *" debug "* ]]; then
 		result debug-kernel 4 "opt-in: RIG_CHECK_DEBUG=1 or -t debug (third kernel build)"
 		return
 	fi
 	check_ok debug-build t_debug_build || return 0
-	# Under TCG the sanitizers make boot take minutes, and the ACPI
-	# interpreter hits AE_AML_LOOP_TIMEOUT evaluating _PRT: legacy PCI
-	# IRQ routing (pci=noacpi) avoids that.
-	RIG_MEM=1536 RIG_BOOT_TIMEOUT=${RIG_DEBUG_BOOT_TIMEOUT:-900} \
-		guests_start "$CHECK_DIR/debug" "$SKB_TAILROOM_CACHE/kernels/debug" \
-		"slub_debug=FZPU kmemleak=on pci=noacpi"
-	ipsec_start
+	check_setup debug-boot debug_boot
 	check debug-traffic-quick-rows t_debug_rows
 	check debug-kunit t_debug_kunit
 	check debug-no-reports t_debug_consoles

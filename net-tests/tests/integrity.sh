@@ -21,11 +21,17 @@ t_integrity() {
 	ipsec_down || { reason "teardown left SAs"; return 1; }
 }
 
-group_integrity() {
-	local o f m c
+# The tools built, the guest pair up on the patched kernel, charon and
+# iperf3 started (check_setup: the group's, for every test after it).
+integrity_boot() {
 	payload_build
 	guests_start "$CHECK_DIR/integrity" "$SKB_TAILROOM_CACHE/kernels/patched"
 	ipsec_start
+}
+
+group_integrity() {
+	local o f m c
+	check_setup integrity-boot integrity_boot
 	for o in off on; do
 		ipsec_offload "$o"
 		for f in v4 v6; do

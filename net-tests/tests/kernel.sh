@@ -19,8 +19,8 @@
 row_pass() {
 	ipsec_up "$(row_child "$2")" >&2 || { reason "SA not up"; return 1; }
 	"$1" "$2" "$3"
-	ipsec_down >&2 || true
 	sed 's/^/    /' "$3" >&2
+	ipsec_down >&2 || { reason "teardown left SAs (next rows would run on them)"; return 1; }
 }
 
 # t_acct VARIANT ROW CHECK: the accounting of one fixed transfer must add
@@ -118,19 +118,26 @@ t_zeroing() {
 	fi
 }
 
-group_kernel() {
-	guests_start "$CHECK_DIR/kernel-baseline" "$SKB_TAILROOM_CACHE/kernels/baseline"
+# kernel_boot VARIANT: the guest pair on that kernel, charon and iperf3
+# up, offsets for the accounting probes in place (check_setup: the group's).
+kernel_boot() {
+	guests_start "$CHECK_DIR/kernel-$1" "$SKB_TAILROOM_CACHE/kernels/$1"
 	ipsec_start
-	acct_prepare "$SKB_TAILROOM_CACHE/kernels/baseline"
+	acct_prepare "$SKB_TAILROOM_CACHE/kernels/$1"
+}
+
+group_kernel() {
+	# One cleanup scope per boot: popping it stops this boot's guests and
+	# nothing the group deferred before.
+	defer_scope_push
+	check_setup boot-baseline kernel_boot baseline
 	check acct-adds-up-baseline-tcp-cows t_acct baseline tcp-v4-transport-gcm-off baseline-cows
 	check acct-adds-up-baseline-udp t_acct baseline udp-v6-tunnel-sha-off any
 	check cost-pass-times-every-call t_cost baseline tcp-v6-transport-gcm-off
 	check zeroing-fails-on-baseline t_zeroing 1
-	guests_stop
-	run_cleanup
-	guests_start "$CHECK_DIR/kernel-patched" "$SKB_TAILROOM_CACHE/kernels/patched"
-	ipsec_start
-	acct_prepare "$SKB_TAILROOM_CACHE/kernels/patched"
+	defer_scope_pop
+	defer_scope_push
+	check_setup boot-patched kernel_boot patched
 	check acct-adds-up-patched-tcp-no-cow t_acct patched tcp-v4-transport-gcm-off patched-no-cow
 	check acct-adds-up-patched-tcp6-no-cow t_acct patched tcp-v6-tunnel-sha-off patched-no-cow
 	check zeroing-passes-on-patched t_zeroing 0
@@ -143,4 +150,5 @@ group_kernel() {
 	else
 		result ksize-module-insmod 4 "module did not build"
 	fi
+	defer_scope_pop
 }

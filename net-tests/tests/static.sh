@@ -27,7 +27,42 @@ t_wirecheck_selftest() {
 		{ reason "wirecheck.py classifies a built frame wrongly (see log)"; return 1; }
 }
 
+# --- self-tests of the harness (net-tests/lib/tap.sh, qemu-net/lib.sh) ---
+# Each runs the real check/run_group in a ( subshell ) with records of its
+# own, so they cannot mix with the group's even if check did not isolate
+# tests.  (Global assignments: an EXIT trap no longer sees the locals of
+# the functions it interrupted.)
+
+# st_records FILE: "STATUS:NAME ..." of the records in FILE, in order.
+st_records() { cut -f1,2 "$1" | tr '\t\n' ': '; }
+
+st_midway() { false; true; }
+st_pass() { true; }
+st_skip() { reason "skip reason"; return 4; }
+
+# A test body that fails half-way ("false; true") is not ok, whether check
+# is called plainly or from if/|| (where bash runs functions with errexit
+# off); one that passes is ok, one that returns 4 is a skip.
+t_harness_errexit() {
+	local rec=$CHECK_DIR/selftest-errexit.tsv got want
+	: >"$rec"
+	(
+		# shellcheck disable=SC2034 # read by result and last_reason (tap.sh)
+		TAP_RECORDS=$rec REASON_FILE=$CHECK_DIR/selftest-errexit.reason
+		check midway-plain st_midway
+		if check_ok midway-in-if st_midway; then :; fi
+		check_ok midway-in-or st_midway || true
+		check pass st_pass
+		check skip st_skip
+		if check_setup setup-in-if true; then :; fi
+	) 2>"$CHECK_DIR/selftest-errexit.log" || true
+	got=$(st_records "$rec")
+	want='fail:midway-plain fail:midway-in-if fail:midway-in-or ok:pass skip:skip fail:setup-in-if '
+	[[ "$got" == "$want" ]] || { reason "records '$got', want '$want'"; return 1; }
+}
+
 group_static() {
+	check static-harness-errexit t_harness_errexit
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest

@@ -16,19 +16,21 @@ wire_traffic() {
 
 t_wire_boot() { # tunnel|control
 	local kind=$1
+	# This test's scope: popping it stops the guests (QEMU writes out the
+	# capture) and leaves nothing of the group's.
+	defer_scope_push
 	RIG_WIRE_PCAP=$CHECK_DIR/wire-$kind.pcap guests_start "$CHECK_DIR/wire-$kind" \
-		"$SKB_TAILROOM_CACHE/kernels/patched" || return 1
-	ipsec_start
+		"$SKB_TAILROOM_CACHE/kernels/patched"
+	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 	ipsec_up v4-gcm-transport >&2 || { reason "SA not up"; return 1; }
 	if [[ "$kind" == tunnel ]]; then
 		wire_traffic || { reason "transfer failed"; return 1; }
-		ipsec_down
+		ipsec_down || { reason "teardown left SAs"; return 1; }
 	else
-		ipsec_down
+		ipsec_down || { reason "teardown left SAs: the control run would not be in the clear"; return 1; }
 		wire_traffic || { reason "transfer failed"; return 1; }
 	fi
-	guests_stop # flushes the capture
-	run_cleanup
+	defer_scope_pop
 	[[ -s "$CHECK_DIR/wire-$kind.pcap" ]] || { reason "no capture written"; return 1; }
 }
 
