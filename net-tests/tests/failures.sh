@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # Group "failures": each bad input or failure ends with its own exit
 # code and the message/log that explains it; no QEMU is left behind.
+# shellcheck source=qemu-net/tree.sh
+. "$RIG_TOP/qemu-net/tree.sh"
 
 pair_cmd() {
 	RIG_RUN_DIR=$CHECK_DIR/fail-$1 RIG_BOOT_TIMEOUT=${RIG_BOOT_TIMEOUT:-90} \
@@ -35,7 +37,6 @@ t_fail_patch() {
 		"$CHECK_DIR/fail-patch.out" "$RIG_TOP/qemu-net/apply-series.sh" "$CHECK_DIR/bad-wt" || return
 	grep -q 'patch failed\|does not apply\|corrupt patch' "$CHECK_DIR/fail-patch.out" ||
 		{ reason "git's reject not shown"; return 1; }
-	[[ ! -e "$CHECK_DIR/bad-wt/.git" ]] || git -C "$CHECK_DIR/bad-wt" am --abort 2>/dev/null || true
 }
 
 t_fail_panic() {
@@ -85,6 +86,8 @@ t_no_qemu_left() {
 }
 
 group_failures() {
+	# The worktree t_fail_patch leaves is unregistered when the group ends.
+	defer worktree_remove "$CHECK_DIR/bad-wt"
 	check fail-unknown-package t_fail_package
 	check fail-patch-does-not-apply t_fail_patch
 	check fail-guest-panic t_fail_panic

@@ -61,8 +61,56 @@ t_harness_errexit() {
 	[[ "$got" == "$want" ]] || { reason "records '$got', want '$want'"; return 1; }
 }
 
+# Groups as the runner runs them (in_child run_group): each defers a line
+# into $ST_LOG.
+ST_LOG=
+st_log() { echo "$1" >>"$ST_LOG"; }
+group_st_ok() {
+	defer st_log group-ok-deferred
+	check st-test-defers st_test_defers
+	defer_scope_push
+	defer st_log inner-scope
+	defer_scope_pop
+	st_log group-ok-body-end
+}
+st_test_defers() { defer st_log test-deferred; false; }
+group_st_fail() {
+	defer st_log group-fail-deferred
+	false
+	st_log group-fail-not-reached
+}
+group_st_setup() {
+	defer st_log group-setup-deferred
+	check_setup st-boot st_midway
+	st_log group-setup-not-reached
+}
+
+# A group's deferred actions run when the group's shell exits, on success
+# and on failure; a test's when the test ends; defer_scope_pop runs only
+# its own scope (inner-scope before the body ends, the group's entry
+# after); a group that fails inside check_setup records that step failed.
+t_harness_group_scopes() {
+	local rec=$CHECK_DIR/selftest-scopes.tsv rcs=$CHECK_DIR/selftest-scopes.rc got want
+	ST_LOG=$CHECK_DIR/selftest-scopes.log
+	: >"$rec"
+	: >"$ST_LOG"
+	(
+		# shellcheck disable=SC2034 # read by result (tap.sh)
+		TAP_RECORDS=$rec
+		rc_ok=0 rc_fail=0 rc_setup=0
+		in_child run_group st_ok || rc_ok=$?
+		in_child run_group st_fail || rc_fail=$?
+		in_child run_group st_setup || rc_setup=$?
+		echo "rc $rc_ok $rc_fail $rc_setup" >"$rcs"
+	) 2>"$CHECK_DIR/selftest-scopes.err" || true
+	got="$(tr '\n' ' ' <"$ST_LOG")$(cat "$rcs"); $(st_records "$rec")"
+	want="test-deferred inner-scope group-ok-body-end group-ok-deferred group-fail-deferred group-setup-deferred rc 0 1 1; fail:st-test-defers fail:st-boot "
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
+	check static-harness-group-scopes t_harness_group_scopes
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
