@@ -108,6 +108,91 @@ t_harness_group_scopes() {
 	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
 }
 
+# --- kernel.sh's zeroing guard against zeroing-test.sh's real output ---
+# zeroing-test.sh runs on the host on a fake tracefs, with a fake ip
+# (its TRACEFS and IP environment): no xfrm state, nothing of the host
+# changes.  Each call of the fake ip appends what the probes "saw" to the
+# trace (the script empties the trace before it adds and deletes its SAs).
+# t_zeroing (kernel.sh) runs it with guest_exec replaced.
+
+# st_fake_tracefs DIR [LINE...]: the files zeroing-test.sh writes to, and
+# DIR/ip, which appends the LINEs to DIR/trace.
+st_fake_tracefs() {
+	local d=$1 p l
+	shift
+	rm -rf "$d"
+	for p in kf ks; do
+		for l in aead auth enc blob; do mkdir -p "$d/events/ztst/${p}_$l"; done
+	done
+	: >"$d/kprobe_events"
+	: >"$d/tracing_on"
+	: >"$d/trace"
+	: >"$d/events/ztst/enable"
+	printf '%s\n' "$@" >"$d/saw"
+	printf '#!/bin/sh\ncat %q >>%q\n' "$d/saw" "$d/trace" >"$d/ip"
+	chmod +x "$d/ip"
+}
+
+# st_marker KEYVAR: zeroing-test.sh's marker KEYVAR as the x64 fetch
+# prints it (first 8 key bytes, little-endian).
+st_marker() {
+	local s out=''
+	s=$(sed -n "s/^$1=0x\([0-9a-fA-F]*\).*/\1/p" "$RIG_TOP/net-tests/guest/zeroing-test.sh")
+	[[ ${#s} -ge 16 ]] || return 1
+	s=${s:0:16}
+	while [[ -n "$s" ]]; do out=${s:0:2}$out; s=${s:2}; done
+	echo "0x${out,,}"
+}
+
+# st_hits kf|ks: one trace line per object, its marker key seen at
+# kfree() (kf: unwiped, as on the baseline) or kfree_sensitive() (ks).
+st_hits() {
+	local ev field key
+	while read -r ev field key; do
+		printf ' sh-1 [000] .... 1.000000: %s_%s: (probe) %s=%s\n' "$1" "$ev" "$field" "$(st_marker "$key")"
+	done <<-OBJS
+		aead k K_AEAD4
+		aead k K_AEAD6
+		auth k K_AUTH4
+		enc k K_ENC4
+		auth k K_AUTH6
+		enc k K_ENC6
+		blob a K_AUTH4
+		blob a K_AUTH6
+	OBJS
+}
+
+# st_zeroing WANT TRACE-LINES...: t_zeroing WANT on that fake trace;
+# prints "rc=N reason=..." .
+st_zeroing() {
+	local want=$1 d=$CHECK_DIR/fake-tracefs rc=0
+	shift
+	st_fake_tracefs "$d" "$@"
+	[[ -f "$d/kprobe_events" ]] || return 1 # else it would mount tracefs
+	(
+		# shellcheck disable=SC2317 # called by t_zeroing
+		guest_exec() {
+			TRACEFS=$d IP=$d/ip ZT_TIMEOUT=0 ZT_GROUP=ztst \
+				sh "$RIG_TOP/net-tests/guest/zeroing-test.sh"
+		}
+		REASON_FILE=$d.reason
+		: >"$REASON_FILE"
+		t_zeroing "$want"
+	) 2>>"$CHECK_DIR/selftest-zeroing.log" || rc=$?
+	echo "rc=$rc reason=$(cat "$d.reason")"
+}
+
+# On the baseline, a run where no probe sees any free (blind) must fail
+# t_zeroing as a blind probe; keys reaching kfree() unwiped pass it; on
+# the patched kernel keys seen at kfree_sensitive() pass.
+t_zeroing_blind_guard() {
+	[[ "$(id -u)" == 0 ]] || { reason "zeroing-test.sh needs root, even on a fake tracefs"; return 4; }
+	local got want
+	got="blind: $(st_zeroing 1 ''); unwiped: $(st_zeroing 1 "$(st_hits kf)"); wiped: $(st_zeroing 0 "$(st_hits ks)")"
+	want="blind: rc=1 reason=baseline failure is a blind probe, not an unwiped key; unwiped: rc=0 reason=; wiped: rc=0 reason="
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
@@ -115,5 +200,6 @@ group_static() {
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
 	check static-debug-report-detector t_debug_detector
+	check static-zeroing-blind-guard t_zeroing_blind_guard
 	check static-wirecheck-classifier t_wirecheck_selftest
 }
