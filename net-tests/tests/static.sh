@@ -108,6 +108,40 @@ t_harness_group_scopes() {
 	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
 }
 
+# --- debug.sh's console/kmemleak verdict, guest_exec replaced ---------
+
+# st_consoles KMEMLEAK-RC KMEMLEAK-TEXT CONSOLE-TEXT|-: t_debug_consoles
+# on two fake guests whose kmemleak job exits KMEMLEAK-RC printing
+# KMEMLEAK-TEXT, with that console ("-": none); prints "rc=N reason=...".
+st_consoles() {
+	local d=$CHECK_DIR/fake-debug rc=0 g
+	rm -rf "$d"
+	mkdir -p "$d/a" "$d/b"
+	for g in a b; do
+		[[ "$3" == - ]] || printf '%s\n' '[    1.000000] rig-init: up' "$3" >"$d/$g/console.log"
+	done
+	(
+		# shellcheck disable=SC2317 # called by t_debug_consoles
+		guest_exec() { printf '%s\n' "$ST_KMEMLEAK"; return "$ST_KMEMLEAK_RC"; }
+		# shellcheck disable=SC2034 # read by t_debug_consoles, guest_exec, reason
+		GUEST_RUN=$d ST_KMEMLEAK_RC=$1 ST_KMEMLEAK=$2 REASON_FILE=$d/reason
+		: >"$REASON_FILE"
+		t_debug_consoles
+	) 2>>"$CHECK_DIR/selftest-debug-consoles.log" || rc=$?
+	echo "rc=$rc reason=$(cat "$d/reason")"
+}
+
+# A leak check that cannot read its report fails, as do a leak, a report
+# in a console and a console that is not there; clean ones pass.
+t_debug_consoles_verdict() {
+	local got want
+	got="clean: $(st_consoles 0 '' '[    2.0] ok'); unreadable: $(st_consoles 1 "sh: can't create /sys/kernel/debug/kmemleak: nonexistent directory" '')"
+	got+="; leak: $(st_consoles 0 'unreferenced object 0xffff888003a1b2c0 (size 64):' ''); splat: $(st_consoles 0 '' '[    3.0] BUG: KASAN: use-after-free in esp_output+0x1/0x2'); no-console: $(st_consoles 0 '' -)"
+	want="clean: rc=0 reason=; unreadable: rc=1 reason=kmemleak unreadable on a (exit 1);kmemleak unreadable on b (exit 1) (see log)"
+	want+="; leak: rc=1 reason=1 kmemleak reports on a;1 kmemleak reports on b (see log); splat: rc=1 reason=reports in a's console;reports in b's console (see log); no-console: rc=1 reason=console of a not readable;console of b not readable (see log)"
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
 # --- kernel.sh's zeroing guard against zeroing-test.sh's real output ---
 # zeroing-test.sh runs on the host on a fake tracefs, with a fake ip
 # (its TRACEFS and IP environment): no xfrm state, nothing of the host
@@ -200,6 +234,7 @@ group_static() {
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
 	check static-debug-report-detector t_debug_detector
+	check static-debug-consoles-verdict t_debug_consoles_verdict
 	check static-zeroing-blind-guard t_zeroing_blind_guard
 	check static-wirecheck-classifier t_wirecheck_selftest
 }
