@@ -108,6 +108,75 @@ t_harness_group_scopes() {
 	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
 }
 
+# --- wire.sh's checks on hand-built captures --------------------------
+
+# st_pcaps DIR MARKER: tunnel.pcap (IKE, ESP), control.pcap (IKE, ESP, a
+# TCP segment carrying MARKER), ikeonly.pcap (IKE alone), truncated.pcap
+# (control.pcap cut inside its last record), empty.pcap.
+st_pcaps() {
+	python3 - "$1" "$2" <<-'PY'
+		import struct, sys
+		d, marker = sys.argv[1], sys.argv[2].encode()
+		def ip4(proto, l4):
+		    return (b"\0" * 12 + b"\x08\x00" + bytes((0x45, 0, 0, 0, 0, 0, 0, 0, 64, proto, 0, 0))
+		            + bytes((10, 0, 0, 1, 10, 0, 0, 2)) + l4)
+		ike = ip4(17, struct.pack("!HHHH", 500, 500, 8, 0))
+		esp = ip4(50, b"\0\0\0\1\0\0\0\1")
+		tcp = ip4(6, b"\0" * 20 + marker)
+		def pcap(*frs):
+		    out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+		    for f in frs:
+		        out += struct.pack("<IIII", 0, 0, len(f), len(f)) + f
+		    return out
+		files = {"tunnel": pcap(ike, esp), "control": pcap(ike, esp, tcp),
+		         "ikeonly": pcap(ike), "empty": b""}
+		files["truncated"] = files["control"][:-10]
+		for name, data in files.items():
+		    with open("{}/{}.pcap".format(d, name), "wb") as f:
+		        f.write(data)
+	PY
+}
+
+# The control checks pass only when wirecheck.py exits 1 for the reason
+# they name; a capture that is truncated or empty is exit 2 (no verdict)
+# and fails every check, whatever it expected.
+t_wire_checks() {
+	local d=$CHECK_DIR/fake-wire m=SKBT-SELFTEST-MARKER got=() want f rc
+	rm -rf "$d"
+	mkdir -p "$d"
+	st_pcaps "$d" "$m"
+	st_wire() {
+		local rc=0
+		(
+			# shellcheck disable=SC2034 # read by reason (tap.sh)
+			REASON_FILE=$d/reason
+			wire_expect "$@"
+		) 2>>"$CHECK_DIR/selftest-wire.log" || rc=$?
+		got+=("$rc")
+	}
+	st_wire 0 '' "$d/tunnel.pcap" --after-ike-only-esp
+	st_wire 0 '' "$d/tunnel.pcap" --absent "$m"
+	st_wire 0 '' "$d/control.pcap" --present "$m"
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/control.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_CLEAR" "$d/control.pcap" --after-ike-only-esp
+	st_wire 1 "$WIRE_WHY_CLEAR" "$d/ikeonly.pcap" --after-ike-only-esp
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/truncated.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_CLEAR" "$d/truncated.pcap" --after-ike-only-esp
+	st_wire 0 '' "$d/truncated.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/empty.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/missing.pcap" --absent "$m"
+	want="0 0 0 0 0 1 1 1 1 1 1"
+	[[ "${got[*]}" == "$want" ]] || { reason "wire_expect results '${got[*]}', want '$want' (see $CHECK_DIR/selftest-wire.log)"; return 1; }
+	# and wirecheck.py itself: 2 on each bad file
+	got=()
+	for f in truncated empty missing; do
+		rc=0
+		python3 "$RIG_TOP/net-tests/wirecheck.py" "$d/$f.pcap" --absent "$m" >/dev/null 2>&1 || rc=$?
+		got+=("$f=$rc")
+	done
+	[[ "${got[*]}" == "truncated=2 empty=2 missing=2" ]] || { reason "wirecheck.py exits: ${got[*]}, want 2 on each"; return 1; }
+}
+
 # --- debug.sh's console/kmemleak verdict, guest_exec replaced ---------
 
 # st_consoles KMEMLEAK-RC KMEMLEAK-TEXT CONSOLE-TEXT|-: t_debug_consoles
@@ -237,4 +306,5 @@ group_static() {
 	check static-debug-consoles-verdict t_debug_consoles_verdict
 	check static-zeroing-blind-guard t_zeroing_blind_guard
 	check static-wirecheck-classifier t_wirecheck_selftest
+	check static-wire-checks t_wire_checks
 }

@@ -8,6 +8,10 @@
 . "$RIG_TOP/net-tests/lib/payload.sh"
 
 WIRE_MARKER=SKBT-PLAINTEXT-MARKER-7e3a
+# What wirecheck.py prints when each check fails for the reason the
+# control run shows.
+WIRE_WHY_MARKER='marker seen in cleartext'
+WIRE_WHY_CLEAR='cleartext IP packets after IKE'
 
 wire_traffic() {
 	payload_check v4 tcp -n 256K --marker "$WIRE_MARKER" >&2 &&
@@ -34,23 +38,30 @@ t_wire_boot() { # tunnel|control
 	[[ -s "$CHECK_DIR/wire-$kind.pcap" ]] || { reason "no capture written"; return 1; }
 }
 
-# wire_expect RC CHECK-ARGS...: wirecheck.py must exit RC.
+# wire_expect RC WHY PCAP CHECK-ARGS...: wirecheck.py must exit RC, and
+# for RC 1 print WHY (fixed text): a control run must fail for the reason
+# it was set up to show, not for any other (exit 2 is a bad capture).
 wire_expect() {
-	local want=$1 rc=0
-	shift
-	python3 "$RIG_TOP/net-tests/wirecheck.py" "$@" >&2 || rc=$?
-	((rc == want)) || { reason "wirecheck.py $* exited $rc, expected $want"; return 1; }
+	local want=$1 why=$2 pcap=$3 rc=0 out
+	shift 3
+	out=$(python3 "$RIG_TOP/net-tests/wirecheck.py" "$pcap" "$@" 2>&1) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == want)) || { reason "wirecheck.py $pcap $* exited $rc, expected $want"; return 1; }
+	[[ -z "$why" ]] || grep -qF -- "$why" <<<"$out" ||
+		{ reason "wirecheck.py $pcap $* exited $rc but did not say '$why'"; return 1; }
 }
 
 group_wire() {
 	payload_build
 	if check_ok wire-capture-tunnel t_wire_boot tunnel; then
-		check wire-tunnel-only-esp-after-ike wire_expect 0 "$CHECK_DIR/wire-tunnel.pcap" --after-ike-only-esp
-		check wire-tunnel-marker-absent wire_expect 0 "$CHECK_DIR/wire-tunnel.pcap" --absent "$WIRE_MARKER"
+		check wire-tunnel-only-esp-after-ike wire_expect 0 '' "$CHECK_DIR/wire-tunnel.pcap" --after-ike-only-esp
+		check wire-tunnel-marker-absent wire_expect 0 '' "$CHECK_DIR/wire-tunnel.pcap" --absent "$WIRE_MARKER"
 	fi
 	if check_ok wire-capture-control t_wire_boot control; then
-		check wire-control-marker-present wire_expect 0 "$CHECK_DIR/wire-control.pcap" --present "$WIRE_MARKER"
-		check wire-control-absent-check-fails wire_expect 1 "$CHECK_DIR/wire-control.pcap" --absent "$WIRE_MARKER"
-		check wire-control-esp-check-fails wire_expect 1 "$CHECK_DIR/wire-control.pcap" --after-ike-only-esp
+		check wire-control-marker-present wire_expect 0 '' "$CHECK_DIR/wire-control.pcap" --present "$WIRE_MARKER"
+		check wire-control-absent-check-fails wire_expect 1 "$WIRE_WHY_MARKER" \
+			"$CHECK_DIR/wire-control.pcap" --absent "$WIRE_MARKER"
+		check wire-control-esp-check-fails wire_expect 1 "$WIRE_WHY_CLEAR" \
+			"$CHECK_DIR/wire-control.pcap" --after-ike-only-esp
 	fi
 }
