@@ -80,8 +80,10 @@ t_fail_torn_down() {
 }
 
 t_no_qemu_left() {
-	local left
-	left=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR" || true)
+	local left rc=0
+	# pgrep: 0 found, 1 none, anything else it could not look (not "none").
+	left=$(pgrep -af "qemu-system-x86_64.*$CHECK_DIR") || rc=$?
+	((rc <= 1)) || { reason "pgrep failed (exit $rc)"; return 1; }
 	[[ -z "$left" ]] || { reason "QEMU still running: $left"; pkill -f "qemu-system-x86_64.*$CHECK_DIR"; return 1; }
 }
 

@@ -2,10 +2,13 @@
 # Group "static": checks that need no kernel.
 
 t_shellcheck() {
-	local files=()
-	mapfile -t files < <(cd "$RIG_TOP" && git ls-files | while read -r f; do
-		[[ -f "$f" ]] && head -c 64 "$f" | grep -qE '^#!.*(ba)?sh|^# shellcheck shell=' && echo "$f"
-	done)
+	local files=() tracked f
+	# (read first: a git failure inside "< <(...)" would look like no scripts)
+	tracked=$(git -C "$RIG_TOP" ls-files) || { reason "git ls-files failed"; return 1; }
+	while read -r f; do
+		[[ -f "$RIG_TOP/$f" ]] && head -c 64 "$RIG_TOP/$f" | grep -qE '^#!.*(ba)?sh|^# shellcheck shell=' &&
+			files+=("$f")
+	done <<<"$tracked"
 	((${#files[@]})) || { reason "no scripts tracked"; return 4; }
 	(cd "$RIG_TOP" && shellcheck -x -S warning "${files[@]}") >&2 ||
 		{ reason "shellcheck findings (see log)"; return 1; }
