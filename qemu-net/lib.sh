@@ -105,9 +105,12 @@ defer_scopes_cleanup() {
 }
 
 # The EXIT trap: stop the child being waited for (it runs its own cleanup
-# first), then every scope; the exit status is kept.
+# first), then every scope; the exit status is kept.  INT and TERM are
+# ignored meanwhile: on ^C every shell of the run gets SIGINT and then
+# TERMs its child, which must not cut that child's cleanup short.
 rig_exit() {
 	RIG_EXIT_RC=$?
+	trap '' INT TERM
 	set +e
 	if [[ -n "$RIG_CHILD_PID" ]]; then
 		kill -TERM "$RIG_CHILD_PID" 2>/dev/null
@@ -117,8 +120,8 @@ rig_exit() {
 	exit "$RIG_EXIT_RC"
 }
 trap rig_exit EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'trap "" INT TERM; exit 130' INT
+trap 'trap "" INT TERM; exit 143' TERM
 
 # in_child CMD...: run CMD in a child shell with errexit on, a cleanup
 # stack and EXIT trap of its own (its defers run when it ends, on success,
@@ -133,8 +136,8 @@ in_child() {
 	: > >(
 		RIG_DEFER=() RIG_DEFER_SCOPES=() RIG_DEFER_PID=$BASHPID RIG_CHILD_PID=
 		trap rig_exit EXIT
-		trap 'exit 130' INT
-		trap 'exit 143' TERM
+		trap 'trap "" INT TERM; exit 130' INT
+		trap 'trap "" INT TERM; exit 143' TERM
 		set -e
 		"$@" </dev/null
 	)

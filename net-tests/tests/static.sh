@@ -111,6 +111,45 @@ t_harness_group_scopes() {
 	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
 }
 
+# ^C (SIGINT to the whole process group) during a test: the test's, the
+# group's and the runner's cleanup all run, innermost first, and the run
+# ends 130.  A mini runner in a session of its own (so the signal reaches
+# nothing else), started from python (a background job of bash would
+# ignore SIGINT), with the real lib.sh and tap.sh.
+t_harness_interrupt() {
+	local d=$CHECK_DIR/selftest-interrupt got want
+	mkdir -p "$d"
+	: >"$d/log"
+	cat >"$d/mini.sh" <<-'MINI'
+		set -euo pipefail
+		. "$1/qemu-net/lib.sh"
+		. "$1/net-tests/lib/tap.sh"
+		CHECK_DIR=$2 TAP_RECORDS=$2/records.tsv
+		lg() { echo "$1" >>"$CHECK_DIR/log"; }
+		group_x() { defer lg group-deferred; check t t_sleep; lg group-went-on; }
+		t_sleep() { defer lg test-deferred; lg test-started; sleep 30; lg test-went-on; }
+		defer lg runner-deferred
+		in_child run_group x
+		lg runner-went-on
+	MINI
+	got=$(python3 - "$RIG_TOP" "$d" <<-'PY'
+		import os, signal, subprocess, sys, time
+		top, d = sys.argv[1], sys.argv[2]
+		p = subprocess.Popen(["bash", d + "/mini.sh", top, d], start_new_session=True)
+		for _ in range(100):
+		    if "test-started" in open(d + "/log").read():
+		        break
+		    time.sleep(0.1)
+		os.killpg(p.pid, signal.SIGINT)
+		rc = p.wait(timeout=20)
+		time.sleep(0.5)
+		print("rc={} {}".format(rc, open(d + "/log").read().replace("\n", " ")))
+	PY
+	) || { reason "mini runner did not end within 20 s of SIGINT"; return 1; }
+	want="rc=130 test-started test-deferred group-deferred runner-deferred "
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
 # --- wire.sh's checks on hand-built captures --------------------------
 
 # st_pcaps DIR MARKER: tunnel.pcap (IKE, ESP), control.pcap (IKE, ESP, a
@@ -302,6 +341,7 @@ t_zeroing_blind_guard() {
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
+	check static-harness-interrupt t_harness_interrupt
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
