@@ -150,6 +150,56 @@ t_harness_interrupt() {
 	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
 }
 
+# A worktree deferred for removal in a group's scope (series.sh,
+# failures.sh) is unregistered when the group fails after making it.
+ST_REPO='' ST_WT=''
+group_st_worktree() {
+	defer worktree_remove "$ST_WT"
+	git -C "$ST_REPO" worktree add -q --detach "$ST_WT" HEAD
+	false
+}
+t_harness_worktree_cleanup() {
+	local d=$CHECK_DIR/selftest-worktree n rc=0
+	rm -rf "$d"
+	ST_REPO=$d/repo ST_WT=$d/wt
+	git init -q "$ST_REPO"
+	git -C "$ST_REPO" -c user.name=rig -c user.email=rig@skb-tailroom.invalid commit -q --allow-empty -m x
+	(
+		# shellcheck disable=SC2034 # read by result (tap.sh)
+		TAP_RECORDS=$d/records.tsv
+		in_child run_group st_worktree
+	) 2>"$d.log" || rc=$?
+	n=$(git -C "$ST_REPO" worktree list --porcelain | grep -c '^worktree ')
+	[[ "$rc/$n" == 1/1 && ! -e "$ST_WT" ]] ||
+		{ reason "group exit $rc, $n worktrees registered (want 1/1), $ST_WT $([[ -e "$ST_WT" ]] && echo left || echo gone)"; return 1; }
+}
+
+# t_series_checkpatch (series.sh) on a fake worktree whose checkpatch.pl
+# is clean, finds something, or cannot run (exit 2, no output): only
+# the clean one passes.
+t_series_checkpatch_verdict() {
+	local d=$CHECK_DIR/selftest-checkpatch kind got=()
+	for kind in clean findings broken; do
+		rm -rf "$d"
+		mkdir -p "$d/scripts"
+		case $kind in
+		clean) printf '#!/bin/sh\nexit 0\n' ;;
+		findings) printf '#!/bin/sh\necho "CHECK: Alignment should match open parenthesis"\nexit 1\n' ;;
+		broken) printf '#!/bin/sh\nexit 2\n' ;;
+		esac >"$d/scripts/checkpatch.pl"
+		chmod +x "$d/scripts/checkpatch.pl"
+		local rc=0
+		(
+			# shellcheck disable=SC2034 # read by reason (tap.sh)
+			REASON_FILE=$d.reason
+			t_series_checkpatch "$d"
+		) 2>>"$CHECK_DIR/selftest-checkpatch.log" || rc=$?
+		got+=("$kind=$rc")
+	done
+	[[ "${got[*]}" == "clean=0 findings=1 broken=1" ]] ||
+		{ reason "got '${got[*]}', want 'clean=0 findings=1 broken=1'"; return 1; }
+}
+
 # --- wire.sh's checks on hand-built captures --------------------------
 
 # st_pcaps DIR MARKER: tunnel.pcap (IKE, ESP), control.pcap (IKE, ESP, a
@@ -342,6 +392,8 @@ group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
 	check static-harness-interrupt t_harness_interrupt
+	check static-harness-worktree-cleanup t_harness_worktree_cleanup
+	check static-series-checkpatch-verdict t_series_checkpatch_verdict
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
