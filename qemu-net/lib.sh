@@ -105,23 +105,40 @@ defer_scopes_cleanup() {
 }
 
 # The EXIT trap: stop the child being waited for (it runs its own cleanup
-# first), then every scope; the exit status is kept.  INT and TERM are
-# ignored meanwhile: on ^C every shell of the run gets SIGINT and then
-# TERMs its child, which must not cut that child's cleanup short.
+# first), then every scope; the exit status is kept.  Once exiting, INT
+# and TERM no longer end the shell (rig_signal): on ^C every shell of the
+# run gets SIGINT and then TERMs its child, which must not cut that
+# child's cleanup short.
+RIG_EXITING=
+rig_signal() {
+	[[ -z "$RIG_EXITING" ]] || return 0
+	RIG_EXITING=1
+	exit "$1"
+}
 rig_exit() {
 	RIG_EXIT_RC=$?
-	trap '' INT TERM
+	RIG_EXITING=1
 	set +e
+	# (a signal right after the fork, before in_child has stored the pid:
+	# the process substitution is then the last child, $!)
+	[[ "$RIG_CHILD_PID" != pending ]] || RIG_CHILD_PID=${!:-}
 	if [[ -n "$RIG_CHILD_PID" ]]; then
 		kill -TERM "$RIG_CHILD_PID" 2>/dev/null
 		wait "$RIG_CHILD_PID" 2>/dev/null
+		# (after a wait cut short by a signal bash may no longer know the
+		# process substitution and return at once: poll, 2 min at most)
+		local i
+		for ((i = 0; i < 1200; i++)); do
+			kill -0 "$RIG_CHILD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
 	fi
 	defer_scopes_cleanup
 	exit "$RIG_EXIT_RC"
 }
 trap rig_exit EXIT
-trap 'trap "" INT TERM; exit 130' INT
-trap 'trap "" INT TERM; exit 143' TERM
+trap 'rig_signal 130' INT
+trap 'rig_signal 143' TERM
 
 # in_child CMD...: run CMD in a child shell with errexit on, a cleanup
 # stack and EXIT trap of its own (its defers run when it ends, on success,
@@ -133,11 +150,12 @@ trap 'trap "" INT TERM; exit 143' TERM
 # (net-tests/tests/static.sh checks this on the running bash.)
 in_child() {
 	local rc=0
+	RIG_CHILD_PID=pending
 	: > >(
-		RIG_DEFER=() RIG_DEFER_SCOPES=() RIG_DEFER_PID=$BASHPID RIG_CHILD_PID=
+		RIG_DEFER=() RIG_DEFER_SCOPES=() RIG_DEFER_PID=$BASHPID RIG_CHILD_PID='' RIG_EXITING=''
 		trap rig_exit EXIT
-		trap 'trap "" INT TERM; exit 130' INT
-		trap 'trap "" INT TERM; exit 143' TERM
+		trap 'rig_signal 130' INT
+		trap 'rig_signal 143' TERM
 		set -e
 		"$@" </dev/null
 	)
