@@ -104,6 +104,8 @@ t_kunit() {
 # this string (its BLIND_MARK): "not ok N - DESC # ZT-BLIND-PROBE: ...".
 ZEROING_BLIND_MARK=ZT-BLIND-PROBE
 zeroing_blind() { grep -qE "^not ok [0-9]+ - .* # $ZEROING_BLIND_MARK: " <<<"$1"; }
+# ... and that of a key seen at kfree() unwiped with this text.
+zeroing_unwiped() { grep -qE '^not ok [0-9]+ - .* # marker reached kfree\(\) unwiped [0-9]+ time\(s\)$' <<<"$1"; }
 
 # t_zeroing WANT: run zeroing-test.sh in guest a; WANT is its expected
 # exit status (1 on baseline, 0 on patched).
@@ -116,9 +118,19 @@ t_zeroing() {
 		reason "zeroing-test.sh exited $rc, expected $want"
 		return 1
 	fi
-	# On the baseline the failures must be the unwiped keys, not a blind probe.
+	# On the baseline the failures must be the unwiped keys, not a blind
+	# probe, nor a job that exited 1 for another reason; on the patched
+	# kernel the exit 0 must come with verdicts.
 	if ((want == 1)) && zeroing_blind "$out"; then
 		reason "baseline failure is a blind probe, not an unwiped key"
+		return 1
+	fi
+	if ((want == 1)) && ! zeroing_unwiped "$out"; then
+		reason "zeroing-test.sh exited 1 without an unwiped-key verdict"
+		return 1
+	fi
+	if ((want == 0)) && ! grep -qE '^ok [0-9]+ - ' <<<"$out"; then
+		reason "zeroing-test.sh exited 0 without a verdict"
 		return 1
 	fi
 }

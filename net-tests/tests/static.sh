@@ -174,6 +174,37 @@ t_harness_worktree_cleanup() {
 		{ reason "group exit $rc, $n worktrees registered (want 1/1), $ST_WT $([[ -e "$ST_WT" ]] && echo left || echo gone)"; return 1; }
 }
 
+# The guest groups' setup with the guests replaced: ipsec_start failing
+# (charon not up, exit 8) must fail the group's setup step by name, and no
+# test may run on it (integrity.sh:28, kernel.sh:123, wire.sh:21,
+# debug.sh:93 ignored that status).
+t_group_setup_failures() {
+	local d=$CHECK_DIR/selftest-setup g got=()
+	rm -rf "$d"
+	mkdir -p "$d"
+	for g in pair integrity kernel wire debug; do
+		: >"$d/$g.tsv"
+		(
+			# shellcheck disable=SC2317 # called by the groups
+			{
+				guests_start() { GUEST_RUN=$1; mkdir -p "$1/a" "$1/b"; }
+				ipsec_start() { echo "ERROR: IKE: charon failed to start on b (stub)" >&2; return 8; }
+				payload_build() { :; }
+				acct_prepare() { :; }
+				t_debug_build() { :; }
+				guest_exec() { echo "stub: no guest" >&2; return 1; }
+			}
+			# shellcheck disable=SC2034 # read by result, group_debug
+			TAP_RECORDS=$d/$g.tsv RIG_CHECK_DEBUG=1
+			in_child run_group "$g"
+		) >/dev/null 2>>"$d.log" || true
+		got+=("$g: $(st_records "$d/$g.tsv")")
+	done
+	local want=("pair: fail:boot-pair " "integrity: fail:integrity-boot " "kernel: fail:boot-baseline "
+		"wire: fail:wire-capture-tunnel fail:wire-capture-control " "debug: ok:debug-build fail:debug-boot ")
+	[[ "${got[*]}" == "${want[*]}" ]] || { reason "got '${got[*]}', want '${want[*]}'"; return 1; }
+}
+
 # t_series_checkpatch (series.sh) on a fake worktree whose checkpatch.pl
 # is clean, finds something, or cannot run (exit 2, no output): only
 # the clean one passes.
@@ -382,10 +413,22 @@ st_zeroing() {
 # the patched kernel keys seen at kfree_sensitive() pass.
 t_zeroing_blind_guard() {
 	[[ "$(id -u)" == 0 ]] || { reason "zeroing-test.sh needs root, even on a fake tracefs"; return 4; }
-	local got want
+	local got want rc=0
 	got="blind: $(st_zeroing 1 ''); unwiped: $(st_zeroing 1 "$(st_hits kf)"); wiped: $(st_zeroing 0 "$(st_hits ks)")"
 	want="blind: rc=1 reason=baseline failure is a blind probe, not an unwiped key; unwiped: rc=0 reason=; wiped: rc=0 reason="
 	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+	# A guest job that exits 1 (or 0) without the script's verdicts.
+	for want in 1 0; do
+		rc=0
+		(
+			# shellcheck disable=SC2317 # called by t_zeroing
+			guest_exec() { echo "sh: /src/net-tests/guest/zeroing-test.sh: Permission denied"; return "$want"; }
+			# shellcheck disable=SC2034 # read by reason (tap.sh)
+			REASON_FILE=$CHECK_DIR/fake-tracefs.reason
+			t_zeroing "$want"
+		) >/dev/null 2>&1 || rc=$?
+		((rc == 1)) || { reason "t_zeroing $want passed a job that printed no verdict"; return 1; }
+	done
 }
 
 group_static() {
@@ -394,6 +437,7 @@ group_static() {
 	check static-harness-interrupt t_harness_interrupt
 	check static-harness-worktree-cleanup t_harness_worktree_cleanup
 	check static-series-checkpatch-verdict t_series_checkpatch_verdict
+	check static-group-setup-failures t_group_setup_failures
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
