@@ -4,6 +4,11 @@
 # mixed write sizes, UDP of every size 1..1500 (ESP block and kmalloc
 # bucket edges included) plus sizes that fragment.  Nothing lost, nothing
 # corrupted, and the SA still up and carrying the traffic afterwards.
+#
+# Deliberate breakages seen to fail:
+#  - "ipsec_start || true" in integrity_boot (as integrity.sh:28 was):
+#    static-group-setup-failures, guests replaced and ipsec_start failing,
+#    saw integrity-boot recorded ok.  No guest run.
 # shellcheck source=net-tests/lib/payload.sh
 . "$RIG_TOP/net-tests/lib/payload.sh"
 

@@ -8,6 +8,18 @@
 #    patched one, so the test is seen to be able to fail.
 #  - the benchmark's instruments: path accounting adds up, the cost pass
 #    times every esp_output() call.
+#
+# Deliberate breakages seen to fail (static group; no guest run):
+#  - the old blind guard, grep 'probe saw nothing\|blind': a zeroing-test.sh
+#    run where no probe saw a free passed t_zeroing 1
+#    (static-zeroing-blind-guard: the real zeroing-test.sh on a fake
+#    tracefs and a fake ip).
+#  - the marker renamed in zeroing-test.sh only: the same.
+#  - no unwiped-verdict requirement: a guest job failing with exit 1 and
+#    no verdict passed zeroing-fails-on-baseline.
+#  - "ipsec_start || true" in kernel_boot (as kernel.sh:123 was):
+#    static-group-setup-failures saw boot-baseline recorded ok and the
+#    tests run.
 
 # shellcheck source=net-tests/rows.sh
 . "$RIG_TOP/net-tests/rows.sh"

@@ -1,5 +1,26 @@
 # shellcheck shell=bash
 # Group "static": checks that need no kernel.
+#
+# Deliberate breakages seen to fail (each run with -t static):
+#  - check() running the test as main had it, "$@" || rc=$?:
+#    static-harness-errexit recorded ok:midway-plain, ok:midway-in-if,
+#    ok:midway-in-or for a body "false; true".
+#  - in_child as "( set -e; "$@" )": static-harness-errexit failed, and
+#    group-scopes saw the failing groups run on (group-fail-not-reached)
+#    and exit 0.
+#  - no EXIT trap in in_child's child: static-harness-group-scopes lost
+#    the test's and the groups' deferred actions.
+#  - defer_scope_pop running the whole stack (the old run_cleanup): the
+#    group's deferred action ran before the group's body ended.
+#  - INT/TERM traps that exit again during cleanup (plain "exit 130" /
+#    "exit 143"): static-harness-interrupt lost the test's cleanup in 1
+#    of 3 runs.
+#  - a group without the worktree_remove defer: 2 worktrees left
+#    registered (static-harness-worktree-cleanup).
+#  - a skip and a fail added to this group: the last line on stdout
+#    read "7 passed, 1 failed, 1 skipped", exit 1.
+#  Breakages of the other groups' code these self-tests catch are
+#  listed in those files.
 
 t_shellcheck() {
 	local files=() tracked f

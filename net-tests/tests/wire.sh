@@ -4,6 +4,14 @@
 # or IKE, and a marker sent through the tunnel never appears.  Control
 # boot: the same traffic after the SA is torn down shows the marker and
 # fails both checks, so the checks can fail.
+#
+# Deliberate breakages seen to fail (static-wire-checks, hand-built
+# captures; no guest run):
+#  - wire_expect checking the exit code only: a capture with IKE and no
+#    ESP (exit 1 for "no ESP packet after IKE", no cleartext) passed the
+#    control's cleartext check.
+#  - main's wirecheck.py: a truncated capture passed the tunnel
+#    marker-absent check and the control cleartext check.
 # shellcheck source=net-tests/lib/payload.sh
 . "$RIG_TOP/net-tests/lib/payload.sh"
 
