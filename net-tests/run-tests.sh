@@ -87,7 +87,9 @@ for g in "${groups[@]}"; do
 		grc=0
 		exec {logfd}> >(tee "$CHECK_DIR/$g.log" | sed -u 's/^/# /' >&2)
 		teepid=$!
-		in_child run_group "$g" >"$CHECK_DIR/$g.out" 2>&"$logfd" || grc=$?
+		# (the group gets the log as stderr only: a stray copy of the fd
+		# in a QEMU or background job would hold the log's tee open)
+		in_child run_group "$g" >"$CHECK_DIR/$g.out" 2>&"$logfd" {logfd}>&- || grc=$?
 		exec {logfd}>&-
 		wait "$teepid" || true
 		# A group that died without recording anything is a failure.
