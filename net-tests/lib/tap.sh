@@ -96,10 +96,11 @@ last_reason() {
 
 # expect_exit CODE PATTERN LOG CMD...: CMD must exit with CODE and print
 # PATTERN (extended regex) on stdout/stderr; its output is kept in LOG.
+# CMD runs with in_child: a shell function there keeps errexit too.
 expect_exit() {
 	local want=$1 pat=$2 logf=$3 rc=0
 	shift 3
-	"$@" >"$logf" 2>&1 || rc=$?
+	in_child "$@" >"$logf" 2>&1 || rc=$?
 	if ((rc != want)); then
 		reason "exit $rc, want $want ($logf)"
 		return 1
