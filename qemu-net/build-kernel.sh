@@ -78,7 +78,8 @@ mkdir -p "$bdir"
 
 configure() {
 	cd "$src" || return
-	# (set -e does not apply inside a function called from a condition)
+	# (step runs this with errexit on; the explicit returns stay for
+	# whoever calls it from a condition)
 	"${mk[@]}" x86_64_defconfig || return
 	scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" \
 		kernel/configs/kvm_guest.config "${fragpaths[@]}" || return

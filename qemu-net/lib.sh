@@ -167,7 +167,10 @@ in_child() {
 
 # step LOGFILE DESCRIPTION CMD...: run CMD with its output in LOGFILE,
 # one line on screen, a line every 60 s while it runs; returns CMD's
-# status (callers die with the log, which prints its tail).
+# status (callers die with the log, which prints its tail).  CMD runs with
+# in_child: a shell function there (tree_extract, configure,
+# build_userspace) stops at its first failing command instead of going
+# on with errexit off, and its cd stays in the child.
 step() {
 	local logf=$1 desc=$2 start rc ticker
 	shift 2
@@ -188,7 +191,7 @@ step() {
 	) >/dev/null &
 	ticker=$!
 	rc=0
-	"$@" >"$logf" 2>&1 || rc=$?
+	in_child "$@" >"$logf" 2>&1 || rc=$?
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	if ((rc == 0)); then
