@@ -143,6 +143,9 @@ bench_boot() {
 	local v=$1 pair=$2
 	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct cost demand t
 	mkdir -p "$run"
+	# This boot's cleanup scope: popped at the end, it stops this boot's
+	# guests and nothing else.
+	defer_scope_push
 	t=$SECONDS
 	guests_start "$run" "${kdir[$v]}"
 	local boot_s=$((SECONDS - t)) kv g
@@ -203,8 +206,7 @@ bench_boot() {
 			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" \
 			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.snd_ticks)/\(.rcv_ticks) ticks)" end' <<<"$demand")" >&2
 	done
-	guests_stop
-	run_cleanup
+	defer_scope_pop
 }
 
 for ((pair = 1; pair <= pairs; pair++)); do

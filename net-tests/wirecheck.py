@@ -18,8 +18,10 @@
       the offset (0, 10 or 12) at which the frames carry the ethertypes
       of the guests' traffic (IPv4, IPv6, ARP) and says which.
 
-Exit 0 when the check holds, 1 when it does not (printing why), 2 on a
-bad file.  Host-side only: reads a file, never a live interface.
+Exit 0 when the check holds, 1 when it does not (printing every reason
+that holds, one a line), 2 on bad input: a file that cannot be read, is
+not a classic Ethernet pcap, or is truncated (a record cut short), never
+judged.  Host-side only: reads a file, never a live interface.
 """
 import argparse
 import struct
@@ -29,25 +31,46 @@ ND = range(133, 138)
 MLD = (130, 131, 132, 143)
 
 
+class BadCapture(Exception):
+    """The file is not a complete Ethernet pcap (exit 2, never a verdict)."""
+
+
+MAX_FRAME = 1 << 18
+
+
 def frames(path):
+    """Every frame of a classic pcap file; BadCapture if it is truncated,
+    not a pcap, or not Ethernet (a partial capture must not be judged)."""
     with open(path, "rb") as f:
         hdr = f.read(24)
         if len(hdr) < 24:
-            sys.exit("wirecheck: {} is not a pcap file".format(path))
+            raise BadCapture("{}: {} bytes, not a pcap file header".format(path, len(hdr)))
         magic = struct.unpack("<I", hdr[:4])[0]
         if magic in (0xa1b2c3d4, 0xa1b23c4d):
             end = "<"
         elif magic in (0xd4c3b2a1, 0x4d3cb2a1):
             end = ">"
         else:
-            print("wirecheck: bad pcap magic in " + path, file=sys.stderr)
-            sys.exit(2)
+            raise BadCapture("{}: bad pcap magic {:#x}".format(path, magic))
+        linktype = struct.unpack(end + "I", hdr[20:24])[0] & 0xffff
+        if linktype != 1:
+            raise BadCapture("{}: link type {}, not Ethernet".format(path, linktype))
+        n = 0
         while True:
             rec = f.read(16)
-            if len(rec) < 16:
+            if not rec:
                 return
+            n += 1
+            if len(rec) < 16:
+                raise BadCapture("{}: truncated header of record {}".format(path, n))
             _, _, incl, _ = struct.unpack(end + "IIII", rec)
-            yield f.read(incl)
+            if incl > MAX_FRAME:
+                raise BadCapture("{}: record {} claims {} bytes".format(path, n, incl))
+            data = f.read(incl)
+            if len(data) < incl:
+                raise BadCapture("{}: record {} truncated ({} of {} bytes)".format(
+                    path, n, len(data), incl))
+            yield data
 
 
 ETHERTYPES = (b"\x08\x00", b"\x86\xdd", b"\x08\x06")
@@ -149,7 +172,7 @@ def selftest():
     return miss
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("pcap", nargs="?")
@@ -159,12 +182,18 @@ def main():
     g.add_argument("--absent")
     g.add_argument("--present")
     ap.add_argument("--vnet-hdr", default="auto")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.selftest:
         return 1 if selftest() else 0
     if a.pcap is None:
         ap.error("a pcap file is needed")
-    fr = list(frames(a.pcap))
+    if a.vnet_hdr != "auto" and not a.vnet_hdr.isdigit():
+        ap.error("--vnet-hdr takes auto or a number of bytes")
+    try:
+        fr = list(frames(a.pcap))
+    except (BadCapture, OSError) as e:
+        print("wirecheck: bad capture, no verdict: {}".format(e), file=sys.stderr)
+        return 2
     off = vnet_offset(fr) if a.vnet_hdr == "auto" else int(a.vnet_hdr)
     if off:
         print("{}-byte virtio-net header before each frame ({}): stripped".format(
@@ -182,17 +211,20 @@ def main():
             if kind == "other":
                 bad.append("frame {}: {}".format(i + 1, det))
         print("frames {} after first IKE: {}".format(len(fr), counts))
+        # Every reason that holds is printed (callers match the one they
+        # expect: a control run in the clear must fail for its cleartext).
+        fails = 0
         if not seen_ike:
             print("no IKE packet in the capture")
-            return 1
-        if not counts.get("esp"):
+            fails += 1
+        elif not counts.get("esp"):
             print("no ESP packet after IKE")
-            return 1
+            fails += 1
         if bad:
             print("{} cleartext IP packets after IKE, first: {}".format(
                 len(bad), "; ".join(bad[:5])))
-            return 1
-        return 0
+            fails += 1
+        return 1 if fails else 0
     marker = (a.absent or a.present).encode()
     hits = [i + 1 for i, f in enumerate(fr) if marker in f]
     print("frames {}, marker {!r} in {} of them".format(len(fr), marker.decode(), len(hits)))
@@ -200,6 +232,7 @@ def main():
         print("marker seen in cleartext, first in frame {}".format(hits[0]))
         return 1
     if a.present is not None and not hits:
+        print("marker not seen in any frame")
         return 1
     return 0
 

@@ -78,13 +78,15 @@ mkdir -p "$bdir"
 
 configure() {
 	cd "$src" || return
-	# (set -e does not apply inside a function called from a condition)
+	# (step runs this with errexit on; the explicit returns stay for
+	# whoever calls it from a condition)
 	"${mk[@]}" x86_64_defconfig || return
 	scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" \
 		kernel/configs/kvm_guest.config "${fragpaths[@]}" || return
 	"${mk[@]}" olddefconfig || return
 	# kunit.py validate_config: every requested option must survive.
-	local bad=0 line sym
+	local bad=0 line sym text
+	text=$(cat "${fragpaths[@]}") || return
 	while read -r line; do
 		if [[ "$line" =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
 			grep -qxF "$line" "$bdir/.config" || {
@@ -98,7 +100,7 @@ configure() {
 				bad=1
 			fi
 		fi
-	done < <(cat "${fragpaths[@]}")
+	done <<<"$text"
 	return "$bad"
 }
 step "$logs/config-$variant.log" "configure $variant kernel (defconfig + kvm_guest + ${frags[*]})" configure ||

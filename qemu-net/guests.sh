@@ -76,7 +76,7 @@ guests_start() {
 		setpriv --pdeathsig KILL -- "${cmd[@]}" >"$run/$g/qemu.log" 2>&1 &
 		GUEST_PID[$g]=$!
 		echo "${GUEST_PID[$g]}" >"$pidf"
-		defer "guest_kill $g"
+		defer guest_kill "$g"
 		# B connects to A's listening socket: wait until it listens.
 		((i == 0)) && [[ "$RIG_LINK_USED" == socket ]] && wait_listen "$LINK_PORT" "$g"
 	done

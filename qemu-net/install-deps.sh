@@ -7,7 +7,10 @@ set -euo pipefail
 
 pkgs=("$@")
 if ((${#pkgs[@]} == 0)); then
-	mapfile -t pkgs < <(grep -v '^#' "$RIG_TOP/qemu-net/packages.txt" | awk 'NF{print $1}')
+	list=$(awk '!/^#/ && NF {print $1}' "$RIG_TOP/qemu-net/packages.txt") ||
+		die "$E_PKG" "cannot read $RIG_TOP/qemu-net/packages.txt"
+	[[ -n "$list" ]] || die "$E_PKG" "no packages in $RIG_TOP/qemu-net/packages.txt"
+	mapfile -t pkgs <<<"$list"
 fi
 
 missing=()

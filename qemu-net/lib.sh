@@ -34,10 +34,12 @@ export E_FAIL E_USAGE E_PKG E_SKIP E_PATCH E_BUILD E_GUEST E_IKE E_TRAFFIC
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 # die CODE MESSAGE [LOGFILE]: print the message, the tail of the log
-# that explains it, and exit with CODE.
+# that explains it, and exit with CODE.  Inside a test (net-tests/lib/tap.sh
+# sets REASON_FILE) the message is also the test's reason.
 die() {
 	local code=$1 msg=$2 file=${3:-}
 	printf 'ERROR: %s\n' "$msg" >&2
+	[[ -z "${REASON_FILE:-}" ]] || printf '%s' "$msg" >"$REASON_FILE" || true
 	if [[ -n "$file" && -f "$file" ]]; then
 		printf -- '--- last lines of %s ---\n' "$file" >&2
 		tail -n "${RIG_TAIL:-40}" "$file" >&2
@@ -46,22 +48,130 @@ die() {
 	exit "$code"
 }
 
-# Cleanup stack, one trap (strongSwan testing/scripts/function.sh).
-RIG_CLEANUP=()
-defer() { RIG_CLEANUP+=("$*"); }
-run_cleanup() {
-	local i
-	for ((i = ${#RIG_CLEANUP[@]} - 1; i >= 0; i--)); do
-		eval "${RIG_CLEANUP[i]}" || true
-	done
-	RIG_CLEANUP=()
+# Cleanup scopes, after kselftest net/lib/sh/defer.sh, run from one EXIT
+# trap (strongSwan testing/scripts/function.sh):
+#   defer CMD ARG...       run CMD ARG... (quoted as given) when the scope
+#                          ends; one argument alone is shell code (eval'd),
+#                          e.g. defer "rm -rf '$tmp'"
+#   defer_scope_push       open a scope
+#   defer_scope_pop        run this scope's entries, last first, and close
+#                          it (entries of outer scopes stay)
+#   defer_scopes_cleanup   every scope, innermost first (the EXIT trap)
+# The stack belongs to one shell process.  A subshell does not inherit the
+# EXIT trap, so a defer there would never run: defer refuses it.  Run code
+# that needs its own cleanup with in_child, which gives the child a stack,
+# a trap and errexit of its own.
+RIG_DEFER=()        # commands, as shell code
+RIG_DEFER_SCOPES=() # index in RIG_DEFER where each open scope starts
+RIG_DEFER_PID=$BASHPID
+RIG_CHILD_PID=     # the in_child being waited for, stopped on our exit
+RIG_EXIT_RC=       # set when the EXIT trap runs (for deferred handlers)
+
+defer() {
+	local cmd
+	if [[ "$RIG_DEFER_PID" != "$BASHPID" ]]; then
+		printf 'ERROR: defer %s: in a subshell without a cleanup scope of its own (use in_child)\n' "$*" >&2
+		return 1
+	fi
+	if (($# == 1)); then cmd=$1; else printf -v cmd '%q ' "$@"; fi
+	RIG_DEFER+=("$cmd")
 }
-trap run_cleanup EXIT
-trap 'exit 130' INT TERM
+
+defer_scope_push() { RIG_DEFER_SCOPES+=("${#RIG_DEFER[@]}"); }
+
+# defer_run_from N: run (and drop) entries N..end, last first.  A failing
+# entry is reported and the others still run.
+defer_run_from() {
+	local i cmd rc
+	for ((i = ${#RIG_DEFER[@]} - 1; i >= $1; i--)); do
+		cmd=${RIG_DEFER[i]}
+		unset "RIG_DEFER[i]"
+		rc=0
+		eval "$cmd" || rc=$?
+		((rc == 0)) || printf 'WARNING: cleanup "%s" exited %d\n' "$cmd" "$rc" >&2
+	done
+	return 0
+}
+
+defer_scope_pop() {
+	local n=${#RIG_DEFER_SCOPES[@]}
+	((n > 0)) || { printf 'ERROR: defer_scope_pop without defer_scope_push\n' >&2; return 1; }
+	defer_run_from "${RIG_DEFER_SCOPES[n - 1]}"
+	unset "RIG_DEFER_SCOPES[n - 1]"
+}
+
+defer_scopes_cleanup() {
+	while ((${#RIG_DEFER_SCOPES[@]})); do defer_scope_pop; done
+	defer_run_from 0
+}
+
+# The EXIT trap: stop the child being waited for (it runs its own cleanup
+# first), then every scope; the exit status is kept.  Once exiting, INT
+# and TERM no longer end the shell (rig_signal): on ^C every shell of the
+# run gets SIGINT and then TERMs its child, which must not cut that
+# child's cleanup short.
+RIG_EXITING=
+rig_signal() {
+	[[ -z "$RIG_EXITING" ]] || return 0
+	RIG_EXITING=1
+	exit "$1"
+}
+rig_exit() {
+	RIG_EXIT_RC=$?
+	RIG_EXITING=1
+	set +e
+	# (a signal right after the fork, before in_child has stored the pid:
+	# the process substitution is then the last child, $!)
+	[[ "$RIG_CHILD_PID" != pending ]] || RIG_CHILD_PID=${!:-}
+	if [[ -n "$RIG_CHILD_PID" ]]; then
+		kill -TERM "$RIG_CHILD_PID" 2>/dev/null
+		wait "$RIG_CHILD_PID" 2>/dev/null
+		# (after a wait cut short by a signal bash may no longer know the
+		# process substitution and return at once: poll, 2 min at most)
+		local i
+		for ((i = 0; i < 1200; i++)); do
+			kill -0 "$RIG_CHILD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	defer_scopes_cleanup
+	exit "$RIG_EXIT_RC"
+}
+trap rig_exit EXIT
+trap 'rig_signal 130' INT
+trap 'rig_signal 143' TERM
+
+# in_child CMD...: run CMD in a child shell with errexit on, a cleanup
+# stack and EXIT trap of its own (its defers run when it ends, on success,
+# failure or a signal), and return its status.  Nothing CMD sets reaches
+# the caller.  Why a process substitution: bash turns errexit off for the
+# whole body of a function called from if/while/||/&&/!, and for every
+# ( subshell ) or & job that body starts, even after "set -e" in them; a
+# process substitution is parsed and run afresh, so "set -e" in it holds.
+# (net-tests/tests/static.sh checks this on the running bash.)
+in_child() {
+	local rc=0
+	RIG_CHILD_PID=pending
+	: > >(
+		RIG_DEFER=() RIG_DEFER_SCOPES=() RIG_DEFER_PID=$BASHPID RIG_CHILD_PID='' RIG_EXITING=''
+		trap rig_exit EXIT
+		trap 'rig_signal 130' INT
+		trap 'rig_signal 143' TERM
+		set -e
+		"$@" </dev/null
+	)
+	RIG_CHILD_PID=$!
+	wait "$RIG_CHILD_PID" || rc=$?
+	RIG_CHILD_PID=
+	return "$rc"
+}
 
 # step LOGFILE DESCRIPTION CMD...: run CMD with its output in LOGFILE,
 # one line on screen, a line every 60 s while it runs; returns CMD's
-# status (callers die with the log, which prints its tail).
+# status (callers die with the log, which prints its tail).  CMD runs with
+# in_child: a shell function there (tree_extract, configure,
+# build_userspace) stops at its first failing command instead of going
+# on with errexit off, and its cd stays in the child.
 step() {
 	local logf=$1 desc=$2 start rc ticker
 	shift 2
@@ -82,7 +192,7 @@ step() {
 	) >/dev/null &
 	ticker=$!
 	rc=0
-	"$@" >"$logf" 2>&1 || rc=$?
+	in_child "$@" >"$logf" 2>&1 || rc=$?
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	if ((rc == 0)); then

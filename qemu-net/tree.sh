@@ -22,13 +22,16 @@ series_files() {
 }
 
 # Only the diffs count: a commit-message edit must not rebuild the kernel.
+# (The list is read first: series_files dying inside "< <(...)" would only
+# end the list early, and a partial series would pass for the whole.)
 series_key() {
-	local f
+	local f list
+	list=$(series_files) || die "$E_PATCH" "cannot read the series (see above)"
 	{
 		echo series-v2
 		while read -r f; do
-			sed -n '/^diff --git /,$p' "$f"
-		done < <(series_files)
+			[[ -z "$f" ]] || sed -n '/^diff --git /,$p' "$f"
+		done <<<"$list"
 	} | sha
 }
 
@@ -71,17 +74,19 @@ tree_extract() {
 # series_apply DIR: git am the series onto DIR's HEAD, one patch at a
 # time; on failure name the patch and show git's reject (exit E_PATCH).
 series_apply() {
-	local dir=$1 logf=$SKB_TAILROOM_CACHE/logs/git-am.log f n=0
+	local dir=$1 logf=$SKB_TAILROOM_CACHE/logs/git-am.log f n=0 list
+	list=$(series_files) || die "$E_PATCH" "cannot read the series (see above)"
 	mkdir -p "$(dirname "$logf")"
 	: >"$logf"
 	while read -r f; do
+		[[ -n "$f" ]] || continue
 		n=$((n + 1))
 		echo "== git am $(basename "$f")" >>"$logf"
 		if ! git -C "$dir" am -q "$f" >>"$logf" 2>&1; then
 			git -C "$dir" am --abort >/dev/null 2>&1 || true
 			die "$E_PATCH" "patch $n ($(basename "$f")) does not apply to $(git -C "$dir" log -1 --format=%s HEAD)" "$logf"
 		fi
-	done < <(series_files)
+	done <<<"$list"
 	log "series applied: $n patches"
 }
 
@@ -105,4 +110,13 @@ tree_checkout() {
 	git -C "$dir" checkout -q -f -B patched base
 	series_apply "$dir"
 	git -C "$dir" config rig.serieskey "$key"
+}
+
+# worktree_remove DIR: unregister and delete a worktree of the cached tree
+# (apply-series.sh makes them); nothing if DIR is not a worktree.
+worktree_remove() {
+	local common
+	[[ -e "$1/.git" ]] || return 0
+	common=$(git -C "$1" rev-parse --path-format=absolute --git-common-dir) || return
+	git --git-dir="$common" worktree remove --force "$1"
 }

@@ -9,7 +9,7 @@ kdir=${1:?usage: gen-offsets.sh KERNEL_DIR}
 if [[ ! -s "$kdir/offsets.env" ]]; then
 	bdir=$(sed -n 's/^build_dir=//p' "$kdir/info")
 	tmp=$(mktemp -d)
-	defer "rm -rf '$tmp'"
+	defer rm -rf "$tmp"
 	cp "$RIG_TOP/net-tests/offsets/offsets.c" "$RIG_TOP/net-tests/offsets/Kbuild" "$tmp/"
 	make -s -C "$bdir" M="$tmp" offsets.s >"$tmp/log" 2>&1 ||
 		die "$E_BUILD" "cannot compile offsets.c against $bdir" "$tmp/log"

@@ -8,6 +8,18 @@
 #    patched one, so the test is seen to be able to fail.
 #  - the benchmark's instruments: path accounting adds up, the cost pass
 #    times every esp_output() call.
+#
+# Deliberate breakages seen to fail (static group; no guest run):
+#  - the old blind guard, grep 'probe saw nothing\|blind': a zeroing-test.sh
+#    run where no probe saw a free passed t_zeroing 1
+#    (static-zeroing-blind-guard: the real zeroing-test.sh on a fake
+#    tracefs and a fake ip).
+#  - the marker renamed in zeroing-test.sh only: the same.
+#  - no unwiped-verdict requirement: a guest job failing with exit 1 and
+#    no verdict passed zeroing-fails-on-baseline.
+#  - "ipsec_start || true" in kernel_boot (as kernel.sh:123 was):
+#    static-group-setup-failures saw boot-baseline recorded ok and the
+#    tests run.
 
 # shellcheck source=net-tests/rows.sh
 . "$RIG_TOP/net-tests/rows.sh"
@@ -24,8 +36,8 @@ row_pass() {
 	[[ "$offl" == any ]] || ipsec_offload "$offl"
 	ipsec_up "$(row_child "$2")" >&2 || { reason "SA not up"; return 1; }
 	"$1" "$2" "$3"
-	ipsec_down >&2 || true
 	sed 's/^/    /' "$3" >&2
+	ipsec_down >&2 || { reason "teardown left SAs (next rows would run on them)"; return 1; }
 }
 
 # t_acct VARIANT ROW CHECK: the accounting of one fixed transfer must add
@@ -110,6 +122,13 @@ t_kunit() {
 	esac
 }
 
+# zeroing-test.sh marks the verdict of an object no probe saw freed with
+# this string (its BLIND_MARK): "not ok N - DESC # ZT-BLIND-PROBE: ...".
+ZEROING_BLIND_MARK=ZT-BLIND-PROBE
+zeroing_blind() { grep -qE "^not ok [0-9]+ - .* # $ZEROING_BLIND_MARK: " <<<"$1"; }
+# ... and that of a key seen at kfree() unwiped with this text.
+zeroing_unwiped() { grep -qE '^not ok [0-9]+ - .* # marker reached kfree\(\) unwiped [0-9]+ time\(s\)$' <<<"$1"; }
+
 # t_zeroing WANT: run zeroing-test.sh in guest a; WANT is its expected
 # exit status (1 on baseline, 0 on patched).
 t_zeroing() {
@@ -121,26 +140,43 @@ t_zeroing() {
 		reason "zeroing-test.sh exited $rc, expected $want"
 		return 1
 	fi
-	# On the baseline the failures must be the unwiped keys, not a blind probe.
-	if ((want == 1)) && grep -q 'probe saw nothing\|blind' <<<"$out"; then
+	# On the baseline the failures must be the unwiped keys, not a blind
+	# probe, nor a job that exited 1 for another reason; on the patched
+	# kernel the exit 0 must come with verdicts.
+	if ((want == 1)) && zeroing_blind "$out"; then
 		reason "baseline failure is a blind probe, not an unwiped key"
+		return 1
+	fi
+	if ((want == 1)) && ! zeroing_unwiped "$out"; then
+		reason "zeroing-test.sh exited 1 without an unwiped-key verdict"
+		return 1
+	fi
+	if ((want == 0)) && ! grep -qE '^ok [0-9]+ - ' <<<"$out"; then
+		reason "zeroing-test.sh exited 0 without a verdict"
 		return 1
 	fi
 }
 
-group_kernel() {
-	guests_start "$CHECK_DIR/kernel-baseline" "$SKB_TAILROOM_CACHE/kernels/baseline"
+# kernel_boot VARIANT: the guest pair on that kernel, charon and iperf3
+# up, offsets for the accounting probes in place (check_setup: the group's).
+kernel_boot() {
+	guests_start "$CHECK_DIR/kernel-$1" "$SKB_TAILROOM_CACHE/kernels/$1"
 	ipsec_start
-	acct_prepare "$SKB_TAILROOM_CACHE/kernels/baseline"
+	acct_prepare "$SKB_TAILROOM_CACHE/kernels/$1"
+}
+
+group_kernel() {
+	# One cleanup scope per boot: popping it stops this boot's guests and
+	# nothing the group deferred before.
+	defer_scope_push
+	check_setup boot-baseline kernel_boot baseline
 	check acct-adds-up-baseline-tcp-cows t_acct baseline tcp-v4-transport-gcm-off baseline-cows
 	check acct-adds-up-baseline-udp t_acct baseline udp-v6-tunnel-sha-off any
 	check cost-pass-times-every-call t_cost baseline tcp-v6-transport-gcm-off
 	check zeroing-fails-on-baseline t_zeroing 1
-	guests_stop
-	run_cleanup
-	guests_start "$CHECK_DIR/kernel-patched" "$SKB_TAILROOM_CACHE/kernels/patched"
-	ipsec_start
-	acct_prepare "$SKB_TAILROOM_CACHE/kernels/patched"
+	defer_scope_pop
+	defer_scope_push
+	check_setup boot-patched kernel_boot patched
 	check acct-adds-up-patched-tcp-no-cow t_acct patched tcp-v4-transport-gcm-off patched-no-cow
 	check acct-adds-up-patched-tcp6-no-cow t_acct patched tcp-v6-tunnel-sha-off patched-no-cow
 	check zeroing-passes-on-patched t_zeroing 0
@@ -153,4 +189,5 @@ group_kernel() {
 	else
 		result ksize-module-insmod 4 "module did not build"
 	fi
+	defer_scope_pop
 }

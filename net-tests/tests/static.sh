@@ -1,11 +1,35 @@
 # shellcheck shell=bash
 # Group "static": checks that need no kernel.
+#
+# Deliberate breakages seen to fail (each run with -t static):
+#  - check() running the test as main had it, "$@" || rc=$?:
+#    static-harness-errexit recorded ok:midway-plain, ok:midway-in-if,
+#    ok:midway-in-or for a body "false; true".
+#  - in_child as "( set -e; "$@" )": static-harness-errexit failed, and
+#    group-scopes saw the failing groups run on (group-fail-not-reached)
+#    and exit 0.
+#  - no EXIT trap in in_child's child: static-harness-group-scopes lost
+#    the test's and the groups' deferred actions.
+#  - defer_scope_pop running the whole stack (the old run_cleanup): the
+#    group's deferred action ran before the group's body ended.
+#  - INT/TERM traps that exit again during cleanup (plain "exit 130" /
+#    "exit 143"): static-harness-interrupt lost the test's cleanup in 1
+#    of 3 runs.
+#  - a group without the worktree_remove defer: 2 worktrees left
+#    registered (static-harness-worktree-cleanup).
+#  - a skip and a fail added to this group: the last line on stdout
+#    read "7 passed, 1 failed, 1 skipped", exit 1.
+#  Breakages of the other groups' code these self-tests catch are
+#  listed in those files.
 
 t_shellcheck() {
-	local files=()
-	mapfile -t files < <(cd "$RIG_TOP" && git ls-files | while read -r f; do
-		[[ -f "$f" ]] && head -c 64 "$f" | grep -qE '^#!.*(ba)?sh|^# shellcheck shell=' && echo "$f"
-	done)
+	local files=() tracked f
+	# (read first: a git failure inside "< <(...)" would look like no scripts)
+	tracked=$(git -C "$RIG_TOP" ls-files) || { reason "git ls-files failed"; return 1; }
+	while read -r f; do
+		[[ -f "$RIG_TOP/$f" ]] && head -c 64 "$RIG_TOP/$f" | grep -qE '^#!.*(ba)?sh|^# shellcheck shell=' &&
+			files+=("$f")
+	done <<<"$tracked"
 	((${#files[@]})) || { reason "no scripts tracked"; return 4; }
 	(cd "$RIG_TOP" && shellcheck -x -S warning "${files[@]}") >&2 ||
 		{ reason "shellcheck findings (see log)"; return 1; }
@@ -27,10 +51,420 @@ t_wirecheck_selftest() {
 		{ reason "wirecheck.py classifies a built frame wrongly (see log)"; return 1; }
 }
 
+# --- self-tests of the harness (net-tests/lib/tap.sh, qemu-net/lib.sh) ---
+# Each runs the real check/run_group in a ( subshell ) with records of its
+# own, so they cannot mix with the group's even if check did not isolate
+# tests.  (Global assignments: an EXIT trap no longer sees the locals of
+# the functions it interrupted.)
+
+# st_records FILE: "STATUS:NAME ..." of the records in FILE, in order.
+st_records() { cut -f1,2 "$1" | tr '\t\n' ': '; }
+
+st_midway() { false; true; }
+st_pass() { true; }
+st_skip() { reason "skip reason"; return 4; }
+
+# A test body that fails half-way ("false; true") is not ok, whether check
+# is called plainly or from if/|| (where bash runs functions with errexit
+# off); one that passes is ok, one that returns 4 is a skip.
+t_harness_errexit() {
+	local rec=$CHECK_DIR/selftest-errexit.tsv got want
+	: >"$rec"
+	(
+		# shellcheck disable=SC2034 # read by result and last_reason (tap.sh)
+		TAP_RECORDS=$rec REASON_FILE=$CHECK_DIR/selftest-errexit.reason
+		check midway-plain st_midway
+		if check_ok midway-in-if st_midway; then :; fi
+		check_ok midway-in-or st_midway || true
+		check pass st_pass
+		check skip st_skip
+		if check_setup setup-in-if true; then :; fi
+	) 2>"$CHECK_DIR/selftest-errexit.log" || true
+	got=$(st_records "$rec")
+	want='fail:midway-plain fail:midway-in-if fail:midway-in-or ok:pass skip:skip fail:setup-in-if '
+	[[ "$got" == "$want" ]] || { reason "records '$got', want '$want'"; return 1; }
+}
+
+# Groups as the runner runs them (in_child run_group): each defers a line
+# into $ST_LOG.
+ST_LOG=
+st_log() { echo "$1" >>"$ST_LOG"; }
+group_st_ok() {
+	defer st_log group-ok-deferred
+	check st-test-defers st_test_defers
+	defer_scope_push
+	defer st_log inner-scope
+	defer_scope_pop
+	st_log group-ok-body-end
+}
+st_test_defers() { defer st_log test-deferred; false; }
+group_st_fail() {
+	defer st_log group-fail-deferred
+	false
+	st_log group-fail-not-reached
+}
+group_st_setup() {
+	defer st_log group-setup-deferred
+	check_setup st-boot st_midway
+	st_log group-setup-not-reached
+}
+
+# A group's deferred actions run when the group's shell exits, on success
+# and on failure; a test's when the test ends; defer_scope_pop runs only
+# its own scope (inner-scope before the body ends, the group's entry
+# after); a group that fails inside check_setup records that step failed.
+t_harness_group_scopes() {
+	local rec=$CHECK_DIR/selftest-scopes.tsv rcs=$CHECK_DIR/selftest-scopes.rc got want
+	ST_LOG=$CHECK_DIR/selftest-scopes.log
+	: >"$rec"
+	: >"$ST_LOG"
+	(
+		# shellcheck disable=SC2034 # read by result (tap.sh)
+		TAP_RECORDS=$rec
+		rc_ok=0 rc_fail=0 rc_setup=0
+		in_child run_group st_ok || rc_ok=$?
+		in_child run_group st_fail || rc_fail=$?
+		in_child run_group st_setup || rc_setup=$?
+		echo "rc $rc_ok $rc_fail $rc_setup" >"$rcs"
+	) 2>"$CHECK_DIR/selftest-scopes.err" || true
+	got="$(tr '\n' ' ' <"$ST_LOG")$(cat "$rcs"); $(st_records "$rec")"
+	want="test-deferred inner-scope group-ok-body-end group-ok-deferred group-fail-deferred group-setup-deferred rc 0 1 1; fail:st-test-defers fail:st-boot "
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
+# ^C (SIGINT to the whole process group) during a test: the test's, the
+# group's and the runner's cleanup all run, innermost first, and the run
+# ends 130.  A mini runner in a session of its own (so the signal reaches
+# nothing else), started from python (a background job of bash would
+# ignore SIGINT), with the real lib.sh and tap.sh.
+t_harness_interrupt() {
+	local d=$CHECK_DIR/selftest-interrupt got want
+	mkdir -p "$d"
+	: >"$d/log"
+	cat >"$d/mini.sh" <<-'MINI'
+		set -euo pipefail
+		. "$1/qemu-net/lib.sh"
+		. "$1/net-tests/lib/tap.sh"
+		CHECK_DIR=$2 TAP_RECORDS=$2/records.tsv
+		lg() { echo "$1" >>"$CHECK_DIR/log"; }
+		group_x() { defer lg group-deferred; check t t_sleep; lg group-went-on; }
+		t_sleep() { defer lg test-deferred; lg test-started; sleep 30; lg test-went-on; }
+		defer lg runner-deferred
+		in_child run_group x
+		lg runner-went-on
+	MINI
+	got=$(python3 - "$RIG_TOP" "$d" <<-'PY'
+		import os, signal, subprocess, sys, time
+		top, d = sys.argv[1], sys.argv[2]
+		p = subprocess.Popen(["bash", d + "/mini.sh", top, d], start_new_session=True)
+		for _ in range(100):
+		    if "test-started" in open(d + "/log").read():
+		        break
+		    time.sleep(0.1)
+		os.killpg(p.pid, signal.SIGINT)
+		rc = p.wait(timeout=20)
+		time.sleep(0.5)
+		print("rc={} {}".format(rc, open(d + "/log").read().replace("\n", " ")))
+	PY
+	) || { reason "mini runner did not end within 20 s of SIGINT"; return 1; }
+	want="rc=130 test-started test-deferred group-deferred runner-deferred "
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
+# A worktree deferred for removal in a group's scope (series.sh,
+# failures.sh) is unregistered when the group fails after making it.
+ST_REPO='' ST_WT=''
+group_st_worktree() {
+	defer worktree_remove "$ST_WT"
+	git -C "$ST_REPO" worktree add -q --detach "$ST_WT" HEAD
+	false
+}
+t_harness_worktree_cleanup() {
+	local d=$CHECK_DIR/selftest-worktree n rc=0
+	rm -rf "$d"
+	ST_REPO=$d/repo ST_WT=$d/wt
+	git init -q "$ST_REPO"
+	git -C "$ST_REPO" -c user.name=rig -c user.email=rig@skb-tailroom.invalid commit -q --allow-empty -m x
+	(
+		# shellcheck disable=SC2034 # read by result (tap.sh)
+		TAP_RECORDS=$d/records.tsv
+		in_child run_group st_worktree
+	) 2>"$d.log" || rc=$?
+	n=$(git -C "$ST_REPO" worktree list --porcelain | grep -c '^worktree ')
+	[[ "$rc/$n" == 1/1 && ! -e "$ST_WT" ]] ||
+		{ reason "group exit $rc, $n worktrees registered (want 1/1), $ST_WT $([[ -e "$ST_WT" ]] && echo left || echo gone)"; return 1; }
+}
+
+# The guest groups' setup with the guests replaced: ipsec_start failing
+# (charon not up, exit 8) must fail the group's setup step by name, and no
+# test may run on it (integrity.sh:28, kernel.sh:123, wire.sh:21,
+# debug.sh:93 ignored that status).
+t_group_setup_failures() {
+	local d=$CHECK_DIR/selftest-setup g got=()
+	rm -rf "$d"
+	mkdir -p "$d"
+	for g in pair integrity kernel wire debug; do
+		: >"$d/$g.tsv"
+		(
+			# shellcheck disable=SC2317 # called by the groups
+			{
+				guests_start() { GUEST_RUN=$1; mkdir -p "$1/a" "$1/b"; }
+				ipsec_start() { echo "ERROR: IKE: charon failed to start on b (stub)" >&2; return 8; }
+				payload_build() { :; }
+				acct_prepare() { :; }
+				t_debug_build() { :; }
+				guest_exec() { echo "stub: no guest" >&2; return 1; }
+			}
+			# shellcheck disable=SC2034 # read by result, group_debug
+			TAP_RECORDS=$d/$g.tsv RIG_CHECK_DEBUG=1
+			in_child run_group "$g"
+		) >/dev/null 2>>"$d.log" || true
+		got+=("$g: $(st_records "$d/$g.tsv")")
+	done
+	local want=("pair: fail:boot-pair " "integrity: fail:integrity-boot " "kernel: fail:boot-baseline "
+		"wire: fail:wire-capture-tunnel fail:wire-capture-control " "debug: ok:debug-build fail:debug-boot ")
+	[[ "${got[*]}" == "${want[*]}" ]] || { reason "got '${got[*]}', want '${want[*]}'"; return 1; }
+}
+
+# t_series_checkpatch (series.sh) on a fake worktree whose checkpatch.pl
+# is clean, finds something, or cannot run (exit 2, no output): only
+# the clean one passes.
+t_series_checkpatch_verdict() {
+	local d=$CHECK_DIR/selftest-checkpatch kind got=()
+	for kind in clean findings broken; do
+		rm -rf "$d"
+		mkdir -p "$d/scripts"
+		case $kind in
+		clean) printf '#!/bin/sh\nexit 0\n' ;;
+		findings) printf '#!/bin/sh\necho "CHECK: Alignment should match open parenthesis"\nexit 1\n' ;;
+		broken) printf '#!/bin/sh\nexit 2\n' ;;
+		esac >"$d/scripts/checkpatch.pl"
+		chmod +x "$d/scripts/checkpatch.pl"
+		local rc=0
+		(
+			# shellcheck disable=SC2034 # read by reason (tap.sh)
+			REASON_FILE=$d.reason
+			t_series_checkpatch "$d"
+		) 2>>"$CHECK_DIR/selftest-checkpatch.log" || rc=$?
+		got+=("$kind=$rc")
+	done
+	[[ "${got[*]}" == "clean=0 findings=1 broken=1" ]] ||
+		{ reason "got '${got[*]}', want 'clean=0 findings=1 broken=1'"; return 1; }
+}
+
+# --- wire.sh's checks on hand-built captures --------------------------
+
+# st_pcaps DIR MARKER: tunnel.pcap (IKE, ESP), control.pcap (IKE, ESP, a
+# TCP segment carrying MARKER), ikeonly.pcap (IKE alone), truncated.pcap
+# (control.pcap cut inside its last record), empty.pcap.
+st_pcaps() {
+	python3 - "$1" "$2" <<-'PY'
+		import struct, sys
+		d, marker = sys.argv[1], sys.argv[2].encode()
+		def ip4(proto, l4):
+		    return (b"\0" * 12 + b"\x08\x00" + bytes((0x45, 0, 0, 0, 0, 0, 0, 0, 64, proto, 0, 0))
+		            + bytes((10, 0, 0, 1, 10, 0, 0, 2)) + l4)
+		ike = ip4(17, struct.pack("!HHHH", 500, 500, 8, 0))
+		esp = ip4(50, b"\0\0\0\1\0\0\0\1")
+		tcp = ip4(6, b"\0" * 20 + marker)
+		def pcap(*frs):
+		    out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+		    for f in frs:
+		        out += struct.pack("<IIII", 0, 0, len(f), len(f)) + f
+		    return out
+		files = {"tunnel": pcap(ike, esp), "control": pcap(ike, esp, tcp),
+		         "ikeonly": pcap(ike), "empty": b""}
+		files["truncated"] = files["control"][:-10]
+		for name, data in files.items():
+		    with open("{}/{}.pcap".format(d, name), "wb") as f:
+		        f.write(data)
+	PY
+}
+
+# The control checks pass only when wirecheck.py exits 1 for the reason
+# they name; a capture that is truncated or empty is exit 2 (no verdict)
+# and fails every check, whatever it expected.
+t_wire_checks() {
+	local d=$CHECK_DIR/fake-wire m=SKBT-SELFTEST-MARKER got=() want f rc
+	rm -rf "$d"
+	mkdir -p "$d"
+	st_pcaps "$d" "$m"
+	st_wire() {
+		local rc=0
+		(
+			# shellcheck disable=SC2034 # read by reason (tap.sh)
+			REASON_FILE=$d/reason
+			wire_expect "$@"
+		) 2>>"$CHECK_DIR/selftest-wire.log" || rc=$?
+		got+=("$rc")
+	}
+	st_wire 0 '' "$d/tunnel.pcap" --after-ike-only-esp
+	st_wire 0 '' "$d/tunnel.pcap" --absent "$m"
+	st_wire 0 '' "$d/control.pcap" --present "$m"
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/control.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_CLEAR" "$d/control.pcap" --after-ike-only-esp
+	st_wire 1 "$WIRE_WHY_CLEAR" "$d/ikeonly.pcap" --after-ike-only-esp
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/truncated.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_CLEAR" "$d/truncated.pcap" --after-ike-only-esp
+	st_wire 0 '' "$d/truncated.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/empty.pcap" --absent "$m"
+	st_wire 1 "$WIRE_WHY_MARKER" "$d/missing.pcap" --absent "$m"
+	want="0 0 0 0 0 1 1 1 1 1 1"
+	[[ "${got[*]}" == "$want" ]] || { reason "wire_expect results '${got[*]}', want '$want' (see $CHECK_DIR/selftest-wire.log)"; return 1; }
+	# and wirecheck.py itself: 2 on each bad file
+	got=()
+	for f in truncated empty missing; do
+		rc=0
+		python3 "$RIG_TOP/net-tests/wirecheck.py" "$d/$f.pcap" --absent "$m" >/dev/null 2>&1 || rc=$?
+		got+=("$f=$rc")
+	done
+	[[ "${got[*]}" == "truncated=2 empty=2 missing=2" ]] || { reason "wirecheck.py exits: ${got[*]}, want 2 on each"; return 1; }
+}
+
+# --- debug.sh's console/kmemleak verdict, guest_exec replaced ---------
+
+# st_consoles KMEMLEAK-RC KMEMLEAK-TEXT CONSOLE-TEXT|-: t_debug_consoles
+# on two fake guests whose kmemleak job exits KMEMLEAK-RC printing
+# KMEMLEAK-TEXT, with that console ("-": none); prints "rc=N reason=...".
+st_consoles() {
+	local d=$CHECK_DIR/fake-debug rc=0 g
+	rm -rf "$d"
+	mkdir -p "$d/a" "$d/b"
+	for g in a b; do
+		[[ "$3" == - ]] || printf '%s\n' '[    1.000000] rig-init: up' "$3" >"$d/$g/console.log"
+	done
+	(
+		# shellcheck disable=SC2317 # called by t_debug_consoles
+		guest_exec() { printf '%s\n' "$ST_KMEMLEAK"; return "$ST_KMEMLEAK_RC"; }
+		# shellcheck disable=SC2034 # read by t_debug_consoles, guest_exec, reason
+		GUEST_RUN=$d ST_KMEMLEAK_RC=$1 ST_KMEMLEAK=$2 REASON_FILE=$d/reason
+		: >"$REASON_FILE"
+		t_debug_consoles
+	) 2>>"$CHECK_DIR/selftest-debug-consoles.log" || rc=$?
+	echo "rc=$rc reason=$(cat "$d/reason")"
+}
+
+# A leak check that cannot read its report fails, as do a leak, a report
+# in a console and a console that is not there; clean ones pass.
+t_debug_consoles_verdict() {
+	local got want
+	got="clean: $(st_consoles 0 '' '[    2.0] ok'); unreadable: $(st_consoles 1 "sh: can't create /sys/kernel/debug/kmemleak: nonexistent directory" '')"
+	got+="; leak: $(st_consoles 0 'unreferenced object 0xffff888003a1b2c0 (size 64):' ''); splat: $(st_consoles 0 '' '[    3.0] BUG: KASAN: use-after-free in esp_output+0x1/0x2'); no-console: $(st_consoles 0 '' -)"
+	want="clean: rc=0 reason=; unreadable: rc=1 reason=kmemleak unreadable on a (exit 1);kmemleak unreadable on b (exit 1) (see log)"
+	want+="; leak: rc=1 reason=1 kmemleak reports on a;1 kmemleak reports on b (see log); splat: rc=1 reason=reports in a's console;reports in b's console (see log); no-console: rc=1 reason=console of a not readable;console of b not readable (see log)"
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
+# --- kernel.sh's zeroing guard against zeroing-test.sh's real output ---
+# zeroing-test.sh runs on the host on a fake tracefs, with a fake ip
+# (its TRACEFS and IP environment): no xfrm state, nothing of the host
+# changes.  Each call of the fake ip appends what the probes "saw" to the
+# trace (the script empties the trace before it adds and deletes its SAs).
+# t_zeroing (kernel.sh) runs it with guest_exec replaced.
+
+# st_fake_tracefs DIR [LINE...]: the files zeroing-test.sh writes to, and
+# DIR/ip, which appends the LINEs to DIR/trace.
+st_fake_tracefs() {
+	local d=$1 p l
+	shift
+	rm -rf "$d"
+	for p in kf ks; do
+		for l in aead auth enc blob; do mkdir -p "$d/events/ztst/${p}_$l"; done
+	done
+	: >"$d/kprobe_events"
+	: >"$d/tracing_on"
+	: >"$d/trace"
+	: >"$d/events/ztst/enable"
+	printf '%s\n' "$@" >"$d/saw"
+	printf '#!/bin/sh\ncat %q >>%q\n' "$d/saw" "$d/trace" >"$d/ip"
+	chmod +x "$d/ip"
+}
+
+# st_marker KEYVAR: zeroing-test.sh's marker KEYVAR as the x64 fetch
+# prints it (first 8 key bytes, little-endian).
+st_marker() {
+	local s out=''
+	s=$(sed -n "s/^$1=0x\([0-9a-fA-F]*\).*/\1/p" "$RIG_TOP/net-tests/guest/zeroing-test.sh")
+	[[ ${#s} -ge 16 ]] || return 1
+	s=${s:0:16}
+	while [[ -n "$s" ]]; do out=${s:0:2}$out; s=${s:2}; done
+	echo "0x${out,,}"
+}
+
+# st_hits kf|ks: one trace line per object, its marker key seen at
+# kfree() (kf: unwiped, as on the baseline) or kfree_sensitive() (ks).
+st_hits() {
+	local ev field key
+	while read -r ev field key; do
+		printf ' sh-1 [000] .... 1.000000: %s_%s: (probe) %s=%s\n' "$1" "$ev" "$field" "$(st_marker "$key")"
+	done <<-OBJS
+		aead k K_AEAD4
+		aead k K_AEAD6
+		auth k K_AUTH4
+		enc k K_ENC4
+		auth k K_AUTH6
+		enc k K_ENC6
+		blob a K_AUTH4
+		blob a K_AUTH6
+	OBJS
+}
+
+# st_zeroing WANT TRACE-LINES...: t_zeroing WANT on that fake trace;
+# prints "rc=N reason=..." .
+st_zeroing() {
+	local want=$1 d=$CHECK_DIR/fake-tracefs rc=0
+	shift
+	st_fake_tracefs "$d" "$@"
+	[[ -f "$d/kprobe_events" ]] || return 1 # else it would mount tracefs
+	(
+		# shellcheck disable=SC2317 # called by t_zeroing
+		guest_exec() {
+			TRACEFS=$d IP=$d/ip ZT_TIMEOUT=0 ZT_GROUP=ztst \
+				sh "$RIG_TOP/net-tests/guest/zeroing-test.sh"
+		}
+		REASON_FILE=$d.reason
+		: >"$REASON_FILE"
+		t_zeroing "$want"
+	) 2>>"$CHECK_DIR/selftest-zeroing.log" || rc=$?
+	echo "rc=$rc reason=$(cat "$d.reason")"
+}
+
+# On the baseline, a run where no probe sees any free (blind) must fail
+# t_zeroing as a blind probe; keys reaching kfree() unwiped pass it; on
+# the patched kernel keys seen at kfree_sensitive() pass.
+t_zeroing_blind_guard() {
+	[[ "$(id -u)" == 0 ]] || { reason "zeroing-test.sh needs root, even on a fake tracefs"; return 4; }
+	local got want rc=0
+	got="blind: $(st_zeroing 1 ''); unwiped: $(st_zeroing 1 "$(st_hits kf)"); wiped: $(st_zeroing 0 "$(st_hits ks)")"
+	want="blind: rc=1 reason=baseline failure is a blind probe, not an unwiped key; unwiped: rc=0 reason=; wiped: rc=0 reason="
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+	# A guest job that exits 1 (or 0) without the script's verdicts.
+	for want in 1 0; do
+		rc=0
+		(
+			# shellcheck disable=SC2317 # called by t_zeroing
+			guest_exec() { echo "sh: /src/net-tests/guest/zeroing-test.sh: Permission denied"; return "$want"; }
+			# shellcheck disable=SC2034 # read by reason (tap.sh)
+			REASON_FILE=$CHECK_DIR/fake-tracefs.reason
+			t_zeroing "$want"
+		) >/dev/null 2>&1 || rc=$?
+		((rc == 1)) || { reason "t_zeroing $want passed a job that printed no verdict"; return 1; }
+	done
+}
+
 group_static() {
+	check static-harness-errexit t_harness_errexit
+	check static-harness-group-scopes t_harness_group_scopes
+	check static-harness-interrupt t_harness_interrupt
+	check static-harness-worktree-cleanup t_harness_worktree_cleanup
+	check static-series-checkpatch-verdict t_series_checkpatch_verdict
+	check static-group-setup-failures t_group_setup_failures
 	check static-shellcheck t_shellcheck
 	check static-c-tools t_c_tools
 	check static-payload-selftest t_tools_selftest
 	check static-debug-report-detector t_debug_detector
+	check static-debug-consoles-verdict t_debug_consoles_verdict
+	check static-zeroing-blind-guard t_zeroing_blind_guard
 	check static-wirecheck-classifier t_wirecheck_selftest
+	check static-wire-checks t_wire_checks
 }

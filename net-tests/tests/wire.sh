@@ -6,10 +6,22 @@
 # or IKE, and a marker sent through the tunnel never appears.  Control
 # boot: the same traffic after the SA is torn down shows the marker and
 # fails both checks, so the checks can fail.
+#
+# Deliberate breakages seen to fail (static-wire-checks, hand-built
+# captures; no guest run):
+#  - wire_expect checking the exit code only: a capture with IKE and no
+#    ESP (exit 1 for "no ESP packet after IKE", no cleartext) passed the
+#    control's cleartext check.
+#  - main's wirecheck.py: a truncated capture passed the tunnel
+#    marker-absent check and the control cleartext check.
 # shellcheck source=net-tests/lib/payload.sh
 . "$RIG_TOP/net-tests/lib/payload.sh"
 
 WIRE_MARKER=SKBT-PLAINTEXT-MARKER-7e3a
+# What wirecheck.py prints when each check fails for the reason the
+# control run shows.
+WIRE_WHY_MARKER='marker seen in cleartext'
+WIRE_WHY_CLEAR='cleartext IP packets after IKE'
 
 wire_traffic() {
 	payload_check v4 tcp -n 256K --marker "$WIRE_MARKER" >&2 &&
@@ -18,39 +30,48 @@ wire_traffic() {
 
 t_wire_boot() { # tunnel|control
 	local kind=$1
+	# This test's scope: popping it stops the guests (QEMU writes out the
+	# capture) and leaves nothing of the group's.
+	defer_scope_push
 	RIG_WIRE_PCAP=$CHECK_DIR/wire-$kind.pcap guests_start "$CHECK_DIR/wire-$kind" \
-		"$SKB_TAILROOM_CACHE/kernels/patched" || return 1
-	ipsec_start
+		"$SKB_TAILROOM_CACHE/kernels/patched"
+	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 	ipsec_up v4-gcm-transport >&2 || { reason "SA not up"; return 1; }
 	if [[ "$kind" == tunnel ]]; then
 		wire_traffic || { reason "transfer failed"; return 1; }
-		ipsec_down
+		ipsec_down || { reason "teardown left SAs"; return 1; }
 	else
-		ipsec_down
+		ipsec_down || { reason "teardown left SAs: the control run would not be in the clear"; return 1; }
 		wire_traffic || { reason "transfer failed"; return 1; }
 	fi
-	guests_stop # flushes the capture
-	run_cleanup
+	defer_scope_pop
 	[[ -s "$CHECK_DIR/wire-$kind.pcap" ]] || { reason "no capture written"; return 1; }
 }
 
-# wire_expect RC CHECK-ARGS...: wirecheck.py must exit RC.
+# wire_expect RC WHY PCAP CHECK-ARGS...: wirecheck.py must exit RC, and
+# for RC 1 print WHY (fixed text): a control run must fail for the reason
+# it was set up to show, not for any other (exit 2 is a bad capture).
 wire_expect() {
-	local want=$1 rc=0
-	shift
-	python3 "$RIG_TOP/net-tests/wirecheck.py" "$@" >&2 || rc=$?
-	((rc == want)) || { reason "wirecheck.py $* exited $rc, expected $want"; return 1; }
+	local want=$1 why=$2 pcap=$3 rc=0 out
+	shift 3
+	out=$(python3 "$RIG_TOP/net-tests/wirecheck.py" "$pcap" "$@" 2>&1) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == want)) || { reason "wirecheck.py $pcap $* exited $rc, expected $want"; return 1; }
+	[[ -z "$why" ]] || grep -qF -- "$why" <<<"$out" ||
+		{ reason "wirecheck.py $pcap $* exited $rc but did not say '$why'"; return 1; }
 }
 
 group_wire() {
 	payload_build
 	if check_ok wire-capture-tunnel t_wire_boot tunnel; then
-		check wire-tunnel-only-esp-after-ike wire_expect 0 "$CHECK_DIR/wire-tunnel.pcap" --after-ike-only-esp
-		check wire-tunnel-marker-absent wire_expect 0 "$CHECK_DIR/wire-tunnel.pcap" --absent "$WIRE_MARKER"
+		check wire-tunnel-only-esp-after-ike wire_expect 0 '' "$CHECK_DIR/wire-tunnel.pcap" --after-ike-only-esp
+		check wire-tunnel-marker-absent wire_expect 0 '' "$CHECK_DIR/wire-tunnel.pcap" --absent "$WIRE_MARKER"
 	fi
 	if check_ok wire-capture-control t_wire_boot control; then
-		check wire-control-marker-present wire_expect 0 "$CHECK_DIR/wire-control.pcap" --present "$WIRE_MARKER"
-		check wire-control-absent-check-fails wire_expect 1 "$CHECK_DIR/wire-control.pcap" --absent "$WIRE_MARKER"
-		check wire-control-esp-check-fails wire_expect 1 "$CHECK_DIR/wire-control.pcap" --after-ike-only-esp
+		check wire-control-marker-present wire_expect 0 '' "$CHECK_DIR/wire-control.pcap" --present "$WIRE_MARKER"
+		check wire-control-absent-check-fails wire_expect 1 "$WIRE_WHY_MARKER" \
+			"$CHECK_DIR/wire-control.pcap" --absent "$WIRE_MARKER"
+		check wire-control-esp-check-fails wire_expect 1 "$WIRE_WHY_CLEAR" \
+			"$CHECK_DIR/wire-control.pcap" --after-ike-only-esp
 	fi
 }
