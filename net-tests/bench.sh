@@ -204,7 +204,7 @@ bench_boot() {
 		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s\n' "$pair" "$v" "$row" "$mbps" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \
 			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" \
-			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.snd_ticks)/\(.rcv_ticks) ticks)" end' <<<"$demand")" >&2
+			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.snd_ticks)/\(.rcv_ticks) ticks, \(.retransmits) retr)" end' <<<"$demand")" >&2
 	done
 	defer_scope_pop
 }

@@ -270,12 +270,13 @@ def plot(rows, d):
         f.write("# row b_med b_min b_max p_med p_min p_max\n")
         for i, e in enumerate(rows):
             b, p = e["baseline"], e["patched"]
-            if b["median"] is None or p["median"] is None:
+            if b["median"] is None and p["median"] is None:
                 continue
             label = e["row"] if len(links) == 1 else e["row"] + " " + e["link"]
             f.write("{} \"{}\" {} {} {} {} {} {}\n".format(
-                i, label, b["median"], b["min"], b["max"],
-                p["median"], p["min"], p["max"]))
+                i, label, *("-" if x is None else x for x in (
+                    b["median"], b["min"], b["max"],
+                    p["median"], p["min"], p["max"]))))
     gp = """set terminal pngcairo size 1200,600 noenhanced
 set output '{out}'
 set title 'iperf3 through the guest link ({links}): baseline vs patched (median, min-max)'
@@ -286,6 +287,7 @@ set style fill solid 0.6 border -1
 set xtics rotate by -30 font ',9'
 set key top right
 set yrange [0:*]
+set datafile missing '-'
 plot '{dat}' using 3:4:5:xtic(2) title 'baseline', '' using 6:7:8 title 'patched'
 """.format(out=os.path.join(d, "plot.png"), dat=dat, links="/".join(links))
     try:
