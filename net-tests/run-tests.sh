@@ -6,8 +6,10 @@
 #
 # Usage: run-tests.sh [--list] [-t GROUP]... [--accel tcg|kvm] [--link tap|socket]
 #
-# Topology of the guest tests:
-#   host 127.0.0.1:PORT (QEMU socket netdev)
+# Topology of the guest tests (link: qemu-net/link.sh):
+#   tap (default): rigtap0 -- rigbr0 -- rigtap1 in a private netns of the
+#   run, vnet_hdr (guest csum/SG/TSO on); socket (fallback): QEMU socket
+#   netdev on 127.0.0.1:PORT, no offloads
 #   +---------------------+  virtio-net   +---------------------+
 #   | guest a  10.0.0.1   |===============| guest b  10.0.0.2   |
 #   | fd00::1  initiator  |  IKEv2 + ESP  | fd00::2  responder  |
