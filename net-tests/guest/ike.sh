@@ -70,20 +70,20 @@ offload)
 	# A kernel that requests the offload type for every ESP state
 	# (patched) would load the modules with the first SA: "off" also
 	# blacklists their aliases (xfrm-offload-2-50, xfrm-offload-10-50).
+	conf=/etc/modprobe.d/rig-esp-offload.conf
 	mkdir -p /etc/modprobe.d
-	if [ "$2" = on ]; then
-		rm -f /etc/modprobe.d/rig-esp-offload.conf
-		modprobe esp4_offload && modprobe esp6_offload
-	elif [ "$2" = auto ]; then
-		rm -f /etc/modprobe.d/rig-esp-offload.conf
+	rm -f "$conf"
+	case "${2:-}" in
+	on) modprobe esp4_offload && modprobe esp6_offload ;;
+	off | auto)
+		if [ "$2" = off ]; then
+			printf 'blacklist esp4_offload\nblacklist esp6_offload\n' >"$conf"
+		fi
 		modprobe -r esp4_offload esp6_offload 2>/dev/null || true
 		if grep -qE '^esp[46]_offload ' /proc/modules; then exit 1; fi
-	else
-		printf 'blacklist esp4_offload\nblacklist esp6_offload\n' \
-			>/etc/modprobe.d/rig-esp-offload.conf
-		modprobe -r esp4_offload esp6_offload 2>/dev/null || true
-		if grep -qE '^esp[46]_offload ' /proc/modules; then exit 1; fi
-	fi
+		;;
+	*) echo "usage: ike.sh offload on|off|auto" >&2; exit 2 ;;
+	esac
 	;;
 *)
 	echo "usage: ike.sh start ROLE | up CHILD | down | offload on|off|auto" >&2

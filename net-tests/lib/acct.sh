@@ -11,6 +11,18 @@ acct_prepare() {
 	"$RIG_TOP/net-tests/offsets/gen-offsets.sh" "$1" >"$GUEST_RUN/a/offsets.env"
 }
 
+# transfer_cmd ROW TCP_BYTES UDP_BYTES JSON: the row's fixed-size iperf3
+# transfer (TCP or UDP) from guest a, its JSON to JSON in the guest.
+transfer_cmd() {
+	local row=$1 peer
+	peer=$(peer_addr "$(row_family "$row")")
+	case "$(row_proto "$row")" in
+	tcp) echo "iperf3 -c $peer -n $2 -J >$4" ;;
+	udp) echo "iperf3 -c $peer -u -b 200M -l $ACCT_UDP_LEN -n $3 -J >$4" ;;
+	*) return 1 ;;
+	esac
+}
+
 # acct_cmd ROW: the row's fixed-size transfer, as a guest shell command.
 acct_cmd() {
 	local row=$1 p f peer cmd s
@@ -18,8 +30,7 @@ acct_cmd() {
 	f=$(row_family "$row")
 	peer=$(peer_addr "$f")
 	case "$p" in
-	tcp) cmd="iperf3 -c $peer -n $ACCT_TCP_BYTES -J >/rig/acct-iperf.json" ;;
-	udp) cmd="iperf3 -c $peer -u -b 200M -l $ACCT_UDP_LEN -n $ACCT_UDP_BYTES -J >/rig/acct-iperf.json" ;;
+	tcp | udp) cmd=$(transfer_cmd "$row" "$ACCT_TCP_BYTES" "$ACCT_UDP_BYTES" /rig/acct-iperf.json) ;;
 	icmp)
 		cmd=""
 		for s in "${ACCT_PING_SIZES[@]}"; do
@@ -96,20 +107,11 @@ stat_busy() { awk '{print $2 + $3 + $4 + $7 + $8}' <<<"$1"; }
 # demand_row ROW OUTFILE: KEY=VALUE (bytes, snd_ticks, rcv_ticks) in
 # OUTFILE; the iperf3 JSON next to it (OUTFILE.json).
 demand_row() {
-	local row=$1 outf=$2 p f peer cmd b0 b1 a0 a1 out bytes
-	p=$(row_proto "$row")
-	f=$(row_family "$row")
-	peer=$(peer_addr "$f")
-	case "$p" in
-	tcp)
-		cmd="iperf3 -c $peer -n $DEMAND_TCP_BYTES -J"
-		[[ "$row" == *-plain ]] && cmd="iperf3 -c $peer -n $DEMAND_PLAIN_TCP_BYTES -J"
-		;;
-	udp) cmd="iperf3 -c $peer -u -b 200M -l $ACCT_UDP_LEN -n $DEMAND_UDP_BYTES -J" ;;
-	*) return 0 ;;
-	esac
+	local row=$1 outf=$2 cmd tcp=$DEMAND_TCP_BYTES b0 b1 a0 a1 out bytes
+	[[ "$row" == *-plain ]] && tcp=$DEMAND_PLAIN_TCP_BYTES
+	cmd=$(transfer_cmd "$row" "$tcp" "$DEMAND_UDP_BYTES" /rig/demand-iperf.json) || return 0
 	b0=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
-	out=$(guest_exec -t 300 a "head -n 1 /proc/stat; $cmd >/rig/demand-iperf.json; rc=\$?; head -n 1 /proc/stat; exit \$rc") ||
+	out=$(guest_exec -t 300 a "head -n 1 /proc/stat; $cmd; rc=\$?; head -n 1 /proc/stat; exit \$rc") ||
 		die "$E_TRAFFIC" "service demand transfer for $row failed"
 	b1=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
 	a0=$(sed -n 1p <<<"$out")
