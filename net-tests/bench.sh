@@ -5,7 +5,8 @@
 #
 # Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
 #                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
-#                 [--icount SPEC] [--link tap|socket] [--variants V[,V]]
+#                 [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
+#                 [--variants V[,V]]
 #                 [--out DIR] [--dry-run]
 # Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
 # accounting pass (kprobe path counts) and a cost pass (esp_output() time
@@ -54,6 +55,7 @@ while (($#)); do
 	--accel) export RIG_ACCEL=$2; shift ;;
 	--icount) export RIG_ICOUNT=$2; shift ;;
 	--link) export RIG_LINK=$2; shift ;;
+	--tree) rig_tree_set "$2"; shift ;;
 	--variants) varsel=$2; shift ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;

@@ -5,6 +5,7 @@
 # (skips allowed), 1 when a test failed, 2 on bad usage.
 #
 # Usage: run-tests.sh [--list] [-t GROUP]... [--accel tcg|kvm] [--link tap|socket]
+#                     [--tree 6.1|6.12]
 #
 # Topology of the guest tests (link: qemu-net/link.sh):
 #   tap (default): rigtap0 -- rigbr0 -- rigtap1 in a private netns of the
@@ -50,6 +51,7 @@ while (($#)); do
 	-t) sel+=("$2"); shift ;;
 	--accel) export RIG_ACCEL=$2; shift ;;
 	--link) export RIG_LINK=$2; shift ;;
+	--tree) rig_tree_set "$2"; shift ;;
 	-h | --help) sed -n '2,8p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac

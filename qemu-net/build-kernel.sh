@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build one guest kernel variant from the cached tree, with ccache and a
 # per-variant O= directory, and install it under
-# $SKB_TAILROOM_CACHE/kernels/<variant>-<key>/ (bzImage, modules, config).
+# $RIG_KERNELS/<variant>-<key>/ (bzImage, modules, config).
 # The key hashes tarball + config fragments + series (+ compiler): an
 # unchanged key is a cache hit and builds nothing.
 #
@@ -37,12 +37,12 @@ key=$({
 	cat "${fragpaths[@]}"
 	gcc --version | head -n 1
 } | sha)
-out=$SKB_TAILROOM_CACHE/kernels/$variant-$key
+out=$RIG_KERNELS/$variant-$key
 # baseline and patched share one O= dir: they differ in the files the
 # series touches (and series.config symbols), so switching between them
 # rebuilds only those.  debug (KASAN etc.) differs everywhere: own dir.
-bdir=$SKB_TAILROOM_CACHE/build/main
-[[ "$variant" == debug ]] && bdir=$SKB_TAILROOM_CACHE/build/debug
+bdir=$SKB_TAILROOM_CACHE/build/$RIG_TREE/main
+[[ "$variant" == debug ]] && bdir=$SKB_TAILROOM_CACHE/build/$RIG_TREE/debug
 
 mk=(make -j"$RIG_JOBS" O="$bdir" CC="ccache gcc" HOSTCC="ccache gcc"
 	KBUILD_BUILD_TIMESTAMP="2009-02-10" KBUILD_BUILD_USER=rig
@@ -60,7 +60,7 @@ fi
 
 if [[ -f "$out/bzImage" ]]; then
 	log "kernel $variant: cache hit ($out)"
-	ln -sfn "$(basename "$out")" "$SKB_TAILROOM_CACHE/kernels/$variant"
+	ln -sfn "$(basename "$out")" "$RIG_KERNELS/$variant"
 	printf '%s\n' "$out"
 	exit 0
 fi
@@ -69,10 +69,10 @@ command -v ccache >/dev/null || die "$E_PKG" "ccache missing: run qemu-net/insta
 export CCACHE_DIR=$SKB_TAILROOM_CACHE/ccache CCACHE_MAXSIZE=8G
 src=$(tree_ensure)
 # One tree serves every variant, so builds of it are serialised.
-exec 9>"$SKB_TAILROOM_CACHE/src/.lock"
+exec 9>"$SKB_TAILROOM_CACHE/src/.lock-$RIG_TREE"
 flock 9
 tree_checkout "$src" "$ref"
-logs=$SKB_TAILROOM_CACHE/logs
+logs=$SKB_TAILROOM_CACHE/logs/$RIG_TREE
 mkdir -p "$logs"
 mkdir -p "$bdir"
 
@@ -128,5 +128,5 @@ cp "$logs/build-$variant.log" "$tmp/build.log"
 } >"$tmp/info"
 rm -rf "$out"
 mv "$tmp" "$out"
-ln -sfn "$(basename "$out")" "$SKB_TAILROOM_CACHE/kernels/$variant"
+ln -sfn "$(basename "$out")" "$RIG_KERNELS/$variant"
 printf '%s\n' "$out"

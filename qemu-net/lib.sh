@@ -17,14 +17,17 @@ if [[ -f "$RIG_TOP/rig.local" ]]; then
 fi
 
 : "${SKB_TAILROOM_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/skb-tailroom}"
-: "${RIG_TARBALL:=/usr/src/linux-source-6.1.tar.xz}"
+# RIG_TREE picks Debian's linux-source-$RIG_TREE; RIG_TARBALL, RIG_PATCHES
+# and RIG_KERNELS follow it (rig_tree_set, below) unless given.
+: "${RIG_TREE:=6.1}" # 6.1|6.12
+RIG_TARBALL_GIVEN=${RIG_TARBALL:-}
+RIG_PATCHES_GIVEN=${RIG_PATCHES:-}
 : "${RIG_JOBS:=$(nproc)}"
 : "${RIG_ACCEL:=tcg}"
 : "${RIG_MEM:=768}"
 : "${RIG_ICOUNT:=}" # TCG only: QEMU -icount SPEC, e.g. shift=0,sleep=on
 : "${RIG_LINK:=}"   # tap|socket; empty = tap if the run can make it, else socket
 : "${RIG_RESULTS:=$RIG_TOP/results}"
-: "${RIG_PATCHES:=$RIG_TOP/patches}"
 export SKB_TAILROOM_CACHE
 
 readonly E_FAIL=1 E_USAGE=2 E_PKG=3 E_SKIP=4 E_PATCH=5 E_BUILD=6 \
@@ -47,6 +50,29 @@ die() {
 	fi
 	exit "$code"
 }
+
+# rig_tree_set TREE: the kernel tree every command of this run uses
+# (--tree, RIG_TREE): 6.1 -> patches/, 6.12 -> patches/6.12/; kernels
+# are cached per tree in $RIG_KERNELS.  Exported, so children agree.
+RIG_TREES="6.1 6.12"
+rig_tree_set() {
+	case " $RIG_TREES " in
+	*" $1 "*) ;;
+	*) die "$E_USAGE" "tree '$1' unknown (one of: $RIG_TREES)" ;;
+	esac
+	RIG_TREE=$1
+	RIG_TARBALL=${RIG_TARBALL_GIVEN:-/usr/src/linux-source-$1.tar.xz}
+	if [[ -n "$RIG_PATCHES_GIVEN" ]]; then
+		RIG_PATCHES=$RIG_PATCHES_GIVEN
+	elif [[ "$1" == 6.1 ]]; then
+		RIG_PATCHES=$RIG_TOP/patches
+	else
+		RIG_PATCHES=$RIG_TOP/patches/$1
+	fi
+	RIG_KERNELS=$SKB_TAILROOM_CACHE/kernels/$1
+	export RIG_TREE RIG_KERNELS
+}
+rig_tree_set "$RIG_TREE"
 
 # Cleanup scopes, after kselftest net/lib/sh/defer.sh, run from one EXIT
 # trap (strongSwan testing/scripts/function.sh):

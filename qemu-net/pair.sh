@@ -2,7 +2,7 @@
 # Boot the guest pair on one kernel and run host-side shell code against
 # it; the guests are stopped when the code ends (or fails, or on ^C).
 #
-# Usage: pair.sh [--accel tcg|kvm] [--link tap|socket] [--append ARGS]
+# Usage: pair.sh [--accel tcg|kvm] [--link tap|socket] [--tree 6.1|6.12] [--append ARGS]
 #                [--ike] [--keep] [--dry-run] VARIANT [-c CODE | SCRIPT]
 #   VARIANT   baseline|patched|debug (built first if not cached)
 #   --link    tap (private netns, vnet_hdr offloads) or socket; default
@@ -25,6 +25,7 @@ while (($#)); do
 	case "$1" in
 	--accel) export RIG_ACCEL=$2; shift ;;
 	--link) export RIG_LINK=$2; shift ;;
+	--tree) rig_tree_set "$2"; shift ;;
 	--append) append=$2; shift ;;
 	--ike) ike=1 ;;
 	--keep) keep=1 ;;
@@ -44,7 +45,7 @@ done
 
 if ((${RIG_DRY_RUN:-0})); then
 	"$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$variant"
-	kdir=$SKB_TAILROOM_CACHE/kernels/$variant
+	kdir=$RIG_KERNELS/$variant
 else
 	kdir=$("$RIG_TOP/qemu-net/build-kernel.sh" "$variant")
 fi

@@ -1,11 +1,17 @@
 # shellcheck shell=bash
-# The kernel tree in the cache: Debian's linux-source-6.1 tarball, made a
+# The kernel tree in the cache: Debian's linux-source-$RIG_TREE tarball, made a
 # git tree (tag "base"), with branch "patched" = base + patches/series.
 # Sourced after lib.sh.
 
 tarball_key() {
+	# The default tarball of a tree is a Debian package: install it on
+	# first use (make deps installs the 6.1 one only).
+	if [[ ! -f "$RIG_TARBALL" && -z "$RIG_TARBALL_GIVEN" ]]; then
+		"$RIG_TOP/qemu-net/install-deps.sh" "linux-source-$RIG_TREE" >&2 ||
+			die "$E_PKG" "cannot install linux-source-$RIG_TREE (see above)"
+	fi
 	[[ -f "$RIG_TARBALL" ]] ||
-		die "$E_PKG" "$RIG_TARBALL not found (is linux-source-6.1 installed? run qemu-net/install-deps.sh)"
+		die "$E_PKG" "$RIG_TARBALL not found (tree $RIG_TREE: is linux-source-$RIG_TREE installed? run qemu-net/install-deps.sh linux-source-$RIG_TREE)"
 	sha <"$RIG_TARBALL"
 }
 
@@ -44,10 +50,10 @@ tree_ensure() {
 		rm -rf "$dir" "$dir.tmp"
 		tmp=$dir.tmp
 		mkdir -p "$tmp"
-		step "$SKB_TAILROOM_CACHE/logs/extract.log" \
+		step "$SKB_TAILROOM_CACHE/logs/extract-$RIG_TREE.log" \
 			"extract $(basename "$RIG_TARBALL") and make a git tree" \
 			tree_extract "$tmp" >&2 ||
-			die "$E_BUILD" "could not extract $RIG_TARBALL" "$SKB_TAILROOM_CACHE/logs/extract.log"
+			die "$E_BUILD" "could not extract $RIG_TARBALL" "$SKB_TAILROOM_CACHE/logs/extract-$RIG_TREE.log"
 		mv "$tmp/linux" "$dir"
 		rm -rf "$tmp"
 		touch "$dir/.rig-ready"
@@ -74,7 +80,7 @@ tree_extract() {
 # series_apply DIR: git am the series onto DIR's HEAD, one patch at a
 # time; on failure name the patch and show git's reject (exit E_PATCH).
 series_apply() {
-	local dir=$1 logf=$SKB_TAILROOM_CACHE/logs/git-am.log f n=0 list
+	local dir=$1 logf=$SKB_TAILROOM_CACHE/logs/git-am-$RIG_TREE.log f n=0 list
 	list=$(series_files) || die "$E_PATCH" "cannot read the series (see above)"
 	mkdir -p "$(dirname "$logf")"
 	: >"$logf"

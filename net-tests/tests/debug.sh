@@ -112,7 +112,7 @@ t_debug_consoles() {
 # _PRT: legacy PCI IRQ routing (pci=noacpi) avoids that.
 debug_boot() {
 	RIG_MEM=1536 RIG_BOOT_TIMEOUT=${RIG_DEBUG_BOOT_TIMEOUT:-900} \
-		guests_start "$CHECK_DIR/debug" "$SKB_TAILROOM_CACHE/kernels/debug" \
+		guests_start "$CHECK_DIR/debug" "$RIG_KERNELS/debug" \
 		"slub_debug=FZPU kmemleak=on pci=noacpi"
 	ipsec_start
 }

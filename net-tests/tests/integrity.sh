@@ -30,7 +30,7 @@ t_integrity() {
 # iperf3 started (check_setup: the group's, for every test after it).
 integrity_boot() {
 	payload_build
-	guests_start "$CHECK_DIR/integrity" "$SKB_TAILROOM_CACHE/kernels/patched"
+	guests_start "$CHECK_DIR/integrity" "$RIG_KERNELS/patched"
 	ipsec_start
 }
 

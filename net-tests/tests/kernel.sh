@@ -94,8 +94,8 @@ KUNIT_MODULES=(geniv_kunit skb_head_test)
 
 t_ksize_module_build() {
 	local bdir src tmp=$CHECK_DIR/ksize-mod
-	bdir=$(sed -n 's/^build_dir=//p' "$SKB_TAILROOM_CACHE/kernels/patched/info")
-	src=$(sed -n 's/^src=//p' "$SKB_TAILROOM_CACHE/kernels/patched/info")
+	bdir=$(sed -n 's/^build_dir=//p' "$RIG_KERNELS/patched/info")
+	src=$(sed -n 's/^src=//p' "$RIG_KERNELS/patched/info")
 	rm -rf "$tmp"
 	cp -r "$RIG_TOP/net-tests/ksize-mod" "$tmp"
 	# The O= dir is shared with kernel builds: take the tree lock.
@@ -160,9 +160,9 @@ t_zeroing() {
 # kernel_boot VARIANT: the guest pair on that kernel, charon and iperf3
 # up, offsets for the accounting probes in place (check_setup: the group's).
 kernel_boot() {
-	guests_start "$CHECK_DIR/kernel-$1" "$SKB_TAILROOM_CACHE/kernels/$1"
+	guests_start "$CHECK_DIR/kernel-$1" "$RIG_KERNELS/$1"
 	ipsec_start
-	acct_prepare "$SKB_TAILROOM_CACHE/kernels/$1"
+	acct_prepare "$RIG_KERNELS/$1"
 }
 
 group_kernel() {

@@ -20,7 +20,7 @@ PAIR_KERNEL=${RIG_PAIR_KERNEL:-patched}
 # them, and QEMU dies with the shell that started it.
 pair_boot() {
 	local t=$SECONDS
-	guests_start "$CHECK_DIR/pair" "$SKB_TAILROOM_CACHE/kernels/$PAIR_KERNEL"
+	guests_start "$CHECK_DIR/pair" "$RIG_KERNELS/$PAIR_KERNEL"
 	printf 'guest pair (%s) booted in %ds on the %s link\n' "$PAIR_KERNEL" "$((SECONDS - t))" "$RIG_LINK_USED" >&2
 	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 }

@@ -34,7 +34,7 @@ t_wire_boot() { # tunnel|control
 	# capture) and leaves nothing of the group's.
 	defer_scope_push
 	RIG_WIRE_PCAP=$CHECK_DIR/wire-$kind.pcap guests_start "$CHECK_DIR/wire-$kind" \
-		"$SKB_TAILROOM_CACHE/kernels/patched"
+		"$RIG_KERNELS/patched"
 	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 	ipsec_up v4-gcm-transport >&2 || { reason "SA not up"; return 1; }
 	if [[ "$kind" == tunnel ]]; then
