@@ -36,6 +36,7 @@ kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing
 integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
 wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail
 debug|build|opt-in (RIG_CHECK_DEBUG=1 or -t debug): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
+tree||opt-in (RIG_CHECK_TREE=1 or -t tree): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left
 "
 for f in "$RIG_TOP"/net-tests/tests/*.sh; do

@@ -1,0 +1,53 @@
+# shellcheck shell=bash
+# Group "tree": the functional groups (series, build, pair, kernel,
+# integrity) on the second tree, Debian's linux-source-6.12, run as a
+# nested run of this runner with --tree; each of its results is recorded
+# here as "6.12/NAME" (its own log folder: tree-6.12/ under this run's).
+# Opt-in: two more kernel builds (cold, on 2 cores: see README):
+#   make check CHECK_ARGS="-t tree"   or   RIG_CHECK_TREE=1 make check
+# (to run every group on 6.12 instead: make check CHECK_ARGS="--tree 6.12")
+#
+# Deliberate breakages seen to fail:
+#  (to be filled in: see below)
+#    group recorded "tree-6.12 ... without results" as a failure.
+#  - a patch of patches/6.12 with a hunk edited not to apply: the nested
+#    series and build groups failed and were recorded as 6.12/... not ok.
+
+# The tree the group runs on: the other one of RIG_TREES.
+tree_other() {
+	local t
+	for t in $RIG_TREES; do
+		[[ "$t" == "$RIG_TREE" ]] || { printf '%s\n' "$t"; return 0; }
+	done
+	return 1
+}
+
+# tree_nested_records DIR TREE: copy the nested run's records (its one
+# check-*/records.tsv under DIR) into ours, names prefixed "TREE/";
+# fails when there are none.
+tree_nested_records() {
+	local dir=$1 tree=$2 recs n=0 st name why
+	recs=("$dir"/check-*/records.tsv)
+	[[ ${#recs[@]} == 1 && -f "${recs[0]}" ]] || return 1
+	while IFS=$'\t' read -r st name why; do
+		printf '%s\t%s/%s\t%s\n' "$st" "$tree" "$name" "$why" >>"$TAP_RECORDS"
+		n=$((n + 1))
+	done <"${recs[0]}"
+	((n > 0))
+}
+
+group_tree() {
+	local other dir rc=0
+	if [[ "${RIG_CHECK_TREE:-0}" != 1 && "$CHECK_EXPLICIT" != *" tree "* ]]; then
+		result tree-other 4 "opt-in: RIG_CHECK_TREE=1 or -t tree (two more kernel builds)"
+		return
+	fi
+	other=$(tree_other) || { result tree-other 1 "no other tree than $RIG_TREE in: $RIG_TREES"; return; }
+	dir=$CHECK_DIR/tree-$other
+	mkdir -p "$dir"
+	echo "nested run on tree $other: $dir" >&2
+	RIG_RESULTS=$dir "$RIG_TOP/net-tests/run-tests.sh" --tree "$other" \
+		-t series -t build -t pair -t kernel -t integrity >"$dir/tap.out" || rc=$?
+	tree_nested_records "$dir" "$other" ||
+		result "tree-$other" 1 "nested run exited $rc without results (see $dir)"
+}
