@@ -452,6 +452,33 @@ t_zeroing_blind_guard() {
 	done
 }
 
+# --- the tree group's nested records -----------------------------------
+
+# shellcheck source=net-tests/tests/tree.sh
+. "$RIG_TOP/net-tests/tests/tree.sh"
+
+# A nested run's records come back named TREE/NAME with their status; a
+# nested run that left no records file (or an empty one) is a failure,
+# never a silent pass.
+t_tree_nested_records() {
+	local d=$CHECK_DIR/fake-tree kind got=() rc
+	for kind in two none empty; do
+		rm -rf "$d"
+		mkdir -p "$d/nested/check-1"
+		case $kind in
+		two) printf 'ok\tpair-boot\t\nfail\tkernel-acct\tcow 0.9\n' >"$d/nested/check-1/records.tsv" ;;
+		none) ;;
+		empty) : >"$d/nested/check-1/records.tsv" ;;
+		esac
+		: >"$d/records.tsv"
+		rc=0
+		TAP_RECORDS=$d/records.tsv tree_nested_records "$d/nested" 6.12 || rc=$?
+		got+=("$kind=$rc/$(cut -f1,2 "$d/records.tsv" | tr '\t\n' ': ')")
+	done
+	[[ "${got[*]}" == "two=0/ok:6.12/pair-boot fail:6.12/kernel-acct  none=1/ empty=1/" ]] ||
+		{ reason "got '${got[*]}'"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
@@ -466,5 +493,6 @@ group_static() {
 	check static-debug-consoles-verdict t_debug_consoles_verdict
 	check static-zeroing-blind-guard t_zeroing_blind_guard
 	check static-wirecheck-classifier t_wirecheck_selftest
+	check static-tree-nested-records t_tree_nested_records
 	check static-wire-checks t_wire_checks
 }
