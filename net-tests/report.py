@@ -21,8 +21,42 @@ link.  DIR/meta.json (bench.sh writes it before the first boot: command,
 plan, link, accel, icount, sysctls, kernels and their cache keys, git
 describe, host CPU, QEMU) is printed as the header, so an offline re-run
 prints the same header as the run did.
+
+DIR/verdict.json judges the run, row by row and metric by metric
+(cow/pkt, B copied/pkt, IV generator B copied/pkt, instructions per
+esp_output() call under -icount or ns per call without it, sender and
+receiver instructions per KB, throughput as the same-pair ratio):
+baseline and patched median [min-max over boots], the ratio, and
+"better", "worse", "same" or "noise" (rules below, also written into
+verdict.json); the table and the one-line verdict are printed too.
+  - deterministic metrics (counts per packet; instructions per call
+    under -icount) are judged against a fixed threshold: 1 % of the
+    baseline, at least 0.01 cow/pkt, 16 B/pkt, one 100-instruction
+    bucket of the cost histogram.  Beyond it: better/worse, unless the
+    boots of one kernel disagree by more than the difference ("noise");
+    within it: "same" (or "noise" if the boots disagree by more than it).
+  - noisy metrics (instructions per KB: 3 %; throughput same-pair ratio,
+    wall-clock ns per call: 5 %) are judged only when every boot of one
+    kernel is beyond every boot of the other (the difference exceeds the
+    spread of both sides) and the difference exceeds the threshold and
+    the noise floor: one /proc/stat tick, the spread (max-min)/median of
+    the same-pair ratios, and the A/A spread of the control rows of the
+    same protocol and link (all boots of a control, both kernels pooled:
+    the change does not touch it; or its same-pair ratios); otherwise
+    "noise" ("same" if the difference, the boots' spreads and the floor
+    are all within the threshold).  Fewer than 2 boots a side: "noise".
+  - control rows (--controls, default *-plain,udp-*,icmp-*,*-on: the
+    plaintext reference, UDP, ICMP and ESP GSO rows a TCP-clone series
+    does not touch; bench.sh --controls records them in meta.json) judge
+    the rig: a control that comes out better or worse on a metric has
+    "moved", and every better/worse finding of that metric on targeted
+    rows of that link becomes "unconfirmed".
+  - --fail-on-regression: exit 1 when a targeted row is "worse" on a
+    deterministic metric or a control moved (each printed on stderr);
+    noisy "worse" findings are reported, not fatal.  Exit 0 otherwise.
 """
 import argparse
+import fnmatch
 import json
 import os
 import statistics
@@ -296,17 +330,431 @@ plot '{dat}' using 3:4:5:xtic(2) title 'baseline', '' using 6:7:8 title 'patched
         print("warning: gnuplot failed: {}".format(e), file=sys.stderr)
 
 
+# --- verdict.json ---------------------------------------------------------
+# The run judged row by row and metric by metric (the rules are in the
+# module's docstring and in verdict.json "rules").
+
+VERDICT_FORMAT = 1
+DEFAULT_CONTROLS = ("*-plain", "udp-*", "icmp-*", "*-on")
+# The cost histogram's bucket (net-tests/guest/cost.sh B=100, in the
+# recorded unit: instructions at -icount shift=0).
+COST_BUCKET = 100
+
+
+def _acct_get(key):
+    return lambda r: (acct_value(r.get("acct"), key), 0)
+
+
+def _cost_get(r):
+    c = r.get("cost") or {}
+    return (c.get("median_ns") if c.get("calls") else None), 0
+
+
+def _demand_get(side):
+    def get(r):
+        d = r.get("demand") or {}
+        v, t = d.get(side + "_instr_per_kb"), d.get(side + "_ticks")
+        # resolution: what one /proc/stat tick is worth in this boot
+        return v, (v / t if v is not None and t else 0)
+    return get
+
+
+# key, label, class, lower is better, relative threshold, absolute floor,
+# unit, value of a run record (value, resolution).  "icount": only in
+# runs with (True) or without (False) -icount.
+METRICS = [
+    dict(key="cow_per_pkt", label="cow/pkt", cls="deterministic", lower=True,
+         rel=0.01, floor=0.01, unit="skb_cow_data() calls per ESP packet",
+         get=_acct_get("cow")),
+    dict(key="bytes_copied_per_pkt", label="B copied/pkt", cls="deterministic",
+         lower=True, rel=0.01, floor=16, unit="bytes copied per ESP packet",
+         get=_acct_get("copied_bytes")),
+    dict(key="geniv_bytes_copied_per_pkt", label="geniv B copied/pkt",
+         cls="deterministic", lower=True, rel=0.01, floor=16,
+         unit="bytes the IV generator copies per ESP packet",
+         get=_acct_get("geniv_copied_bytes")),
+    dict(key="instr_per_call", label="instr/call", cls="deterministic",
+         lower=True, rel=0.01, floor=COST_BUCKET, icount=True,
+         unit="guest instructions per esp_output() call (x 2^shift)",
+         get=_cost_get),
+    dict(key="ns_per_call", label="ns/call", cls="noisy", lower=True,
+         rel=0.05, floor=0, icount=False,
+         unit="ns per esp_output() call (wall clock)", get=_cost_get),
+    dict(key="snd_instr_per_kb", label="snd instr/KB", cls="noisy", lower=True,
+         rel=0.03, floor=0, icount=True,
+         unit="sender guest instructions per KB delivered",
+         get=_demand_get("snd")),
+    dict(key="rcv_instr_per_kb", label="rcv instr/KB", cls="noisy", lower=True,
+         rel=0.03, floor=0, icount=True,
+         unit="receiver guest instructions per KB delivered",
+         get=_demand_get("rcv")),
+    dict(key="throughput", label="throughput", cls="noisy", lower=False,
+         rel=0.05, floor=0,
+         unit="Mbit/s per side; judged on the median same-pair ratio"
+              " patched/baseline", get=lambda r: (r.get("mbps"), 0)),
+]
+
+RULES = {
+    "deterministic": "beyond max(rel x |baseline|, floor) -> better/worse, "
+                     "unless a kernel's boots disagree by more than the "
+                     "difference (noise); within it -> same (noise if the "
+                     "boots disagree by more than the threshold)",
+    "noisy": "judged only when every boot of one kernel is beyond every "
+             "boot of the other and |ratio - 1| exceeds the threshold and "
+             "the noise floor: one /proc/stat tick, (max-min)/median of the "
+             "same-pair ratios, the A/A spread of the control rows of the "
+             "same protocol and link (all their boots, both kernels pooled, "
+             "or their same-pair ratios; controls themselves: their own "
+             "boots only); else noise (same if the difference, the boots' "
+             "spreads and the floor are within the threshold); fewer than "
+             "2 boots a side -> noise",
+    "controls": "a control row judged better or worse on a metric has "
+                "moved: the better/worse findings of that metric on the "
+                "targeted rows of its link become unconfirmed",
+    "fail_on_regression": "exit 1 when a targeted row is worse on a "
+                          "deterministic metric, or a control moved",
+    "thresholds": {m["key"]: {"class": m["cls"], "rel": m["rel"],
+                              "floor": m["floor"],
+                              "better": "lower" if m["lower"] else "higher",
+                              "unit": m["unit"]} for m in METRICS},
+}
+
+
+def _dist(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None
+    return {"n": len(xs), "median": med(xs), "min": min(xs), "max": max(xs),
+            "values": xs}
+
+
+def _rel_spread(d):
+    """(max-min)/median of a distribution (0 for one value, None if none)."""
+    if not d or d["n"] < 2 or not d["median"]:
+        return None if not d else 0.0
+    return (d["max"] - d["min"]) / abs(d["median"])
+
+
+def _side(rs, get):
+    """Per-boot values of one kernel: {pair: value}, worst resolution."""
+    vals, res = {}, 0.0
+    for r in rs:
+        v, rv = get(r)
+        if v is not None:
+            vals[r["pair"]] = v
+            res = max(res, rv or 0)
+    return vals, res
+
+
+def _pct(b, p):
+    return (p - b) / b * 100 if b else None
+
+
+def _judge(diff, thr, noise, lower, separated=True):
+    """better/worse when |diff| exceeds max(thr, noise) and (noisy
+    metrics) every boot of one kernel is beyond every boot of the other;
+    same when |diff| and the noise are within thr; noise otherwise."""
+    if abs(diff) > max(thr, noise) and separated:
+        return "better" if (diff < 0) == lower else "worse"
+    return "same" if abs(diff) <= thr and noise <= thr else "noise"
+
+
+def _metric_entry(m, bvals, bres, pvals, pres, aa):
+    """One row x metric: values, threshold, noise, judgement.  aa: the
+    controls' A/A spread (relative, where) for a targeted row's noisy
+    metric, or None."""
+    b, p = _dist([bvals[i] for i in sorted(bvals)]), _dist([pvals[i] for i in sorted(pvals)])
+    for d, vals in ((b, bvals), (p, pvals)):
+        if d:
+            d["pairs"] = sorted(vals)
+    e = {"class": m["cls"], "better": "lower" if m["lower"] else "higher",
+         "baseline": b, "patched": p}
+    if b is None or p is None:
+        e["judgement"] = "n/a"
+        e["note"] = "no {} value".format("patched" if b else "baseline")
+        return e
+    bm, pm = b["median"], p["median"]
+    e["ratio"] = pm / bm if bm else None
+    e["change_pct"] = _pct(bm, pm)
+    if m["key"] == "throughput":
+        rs = [pvals[i] / bvals[i] for i in sorted(bvals)
+              if i in pvals and bvals[i]]
+        e["pair_ratio"] = _dist(rs)
+        if e["pair_ratio"]:
+            e["ratio"] = e["pair_ratio"]["median"]
+            e["change_pct"] = (e["ratio"] - 1) * 100
+    if m["cls"] == "deterministic":
+        diff = pm - bm
+        thr = max(m["rel"] * abs(bm), m["floor"])
+        noise = max(b["max"] - b["min"], p["max"] - p["min"])
+        e.update(diff=diff, threshold=thr, noise=noise)
+        e["judgement"] = e["judged"] = _judge(diff, thr, noise, m["lower"])
+        return e
+    if not bm or e["ratio"] is None:
+        e["judgement"] = "n/a"
+        e["note"] = "no baseline to compare with"
+        return e
+    if min(b["n"], p["n"]) < 2:
+        e["judgement"] = "noise"
+        e["note"] = "fewer than 2 boots a side: no spread to judge against"
+        return e
+    diff, thr = e["ratio"] - 1, m["rel"]
+    # every boot of one kernel beyond every boot of the other
+    separated = b["max"] < p["min"] or p["max"] < b["min"]
+    parts = {"baseline boots": _rel_spread(b), "patched boots": _rel_spread(p),
+             "one tick": max(bres / bm, pres / pm if pm else 0)}
+    if e.get("pair_ratio"):
+        parts["same-pair ratios"] = _rel_spread(e["pair_ratio"])
+    if aa:
+        parts["controls' A/A: " + aa[1]] = aa[0]
+    parts = {k: round(v, 4) for k, v in parts.items() if v}
+    # the boots' own spreads count through "separated"; the rest here
+    floor = {k: v for k, v in parts.items()
+             if k not in ("baseline boots", "patched boots")}
+    noise = max(floor.values(), default=0.0)
+    e.update(diff_rel=diff, threshold_rel=thr, noise_rel=noise,
+             separated=separated, spreads_rel=parts)
+    e["judgement"] = e["judged"] = _judge(
+        diff, thr, noise if separated else max(parts.values(), default=0.0),
+        m["lower"], separated)
+    return e
+
+
+def _fmtv(m, x):
+    if m["key"] == "cow_per_pkt":
+        return "{:.3f}".format(x)
+    return "{:.0f}".format(x) if abs(x) >= 100 else "{:.3g}".format(x)
+
+
+def _short(row, link, nlinks, m, e):
+    """'ROW [(LINK)] LABEL b -> p (+x %)' for the summary lists."""
+    name = row if nlinks == 1 else "{} ({})".format(row, link)
+    if e.get("pair_ratio"):
+        val = "same-pair ratio {:.2f} [{:.2f}-{:.2f}]".format(
+            e["ratio"], e["pair_ratio"]["min"], e["pair_ratio"]["max"])
+    else:
+        val = " -> ".join("-" if e[v] is None else _fmtv(m, e[v]["median"])
+                          for v in ("baseline", "patched"))
+        if e.get("change_pct") is not None:
+            val += " ({:+.1f} %)".format(e["change_pct"])
+    return "{} {} {}".format(name, m["label"], val)
+
+
+def _brief(m, e):
+    """'LABEL +x %' (throughput: 'throughput x1.66'), '(noisy)' marked."""
+    if e.get("pair_ratio"):
+        c = "x{:.2f}".format(e["ratio"])
+    elif e.get("change_pct") is not None:
+        c = "{:+.1f} %".format(e["change_pct"])
+    else:
+        c = " -> ".join(_fmtv(m, e[v]["median"]) for v in ("baseline", "patched"))
+    return "{} {}{}".format(m["label"], c, " (noisy)" if m["cls"] == "noisy" else "")
+
+
+def verdict(runs, run_meta, controls, icount):
+    """The verdict of a run (a dict, written as verdict.json)."""
+    metrics = [m for m in METRICS if m.get("icount", bool(icount)) == bool(icount)]
+    order, by = [], {}
+    for r in runs:
+        k = (r["link"], r["row"])
+        if k not in order:
+            order.append(k)
+        by.setdefault(k + (r["variant"],), []).append(r)
+    links = sorted({k[0] for k in order})
+    variants = sorted({r["variant"] for r in runs})
+    role = {k: ("control" if any(fnmatch.fnmatchcase(k[1], c) for c in controls)
+                else "target") for k in order}
+    proto = {k: k[1].split("-")[0] for k in order}
+    sides = {}
+    for k in order:
+        for m in metrics:
+            sides[k + (m["key"],)] = (_side(by.get(k + ("baseline",), []), m["get"]),
+                                      _side(by.get(k + ("patched",), []), m["get"]))
+    # A/A spread of the controls, per (link, protocol, metric): the
+    # relative range of all boots of a control, both kernels pooled (the
+    # change does not touch it), or of its same-pair ratios; the widest.
+    aa = {}
+    for k in order:
+        if role[k] != "control":
+            continue
+        for m in metrics:
+            if m["cls"] != "noisy":
+                continue
+            (bv, _), (pv, _) = sides[k + (m["key"],)]
+            cand = []
+            if len(bv) + len(pv) >= 2:
+                cand.append((_rel_spread(_dist(list(bv.values()) + list(pv.values()))),
+                             k[1] + " boots"))
+            if m["key"] == "throughput":
+                rs = [pv[i] / bv[i] for i in bv if i in pv and bv[i]]
+                if len(rs) >= 2:
+                    cand.append((_rel_spread(_dist(rs)), k[1] + " same-pair ratios"))
+            for c in cand:
+                key = (k[0], proto[k], m["key"])
+                if c[0] and c[0] > aa.get(key, (0, ""))[0]:
+                    aa[key] = (round(c[0], 4), c[1])
+    rows = []
+    for k in order:
+        ent = {"row": k[1], "link": k[0], "role": role[k], "metrics": {}}
+        for m in metrics:
+            (bv, bres), (pv, pres) = sides[k + (m["key"],)]
+            if not bv and not pv:
+                continue
+            a = aa.get((k[0], proto[k], m["key"])) if role[k] == "target" else None
+            ent["metrics"][m["key"]] = _metric_entry(m, bv, bres, pv, pres, a)
+        rows.append(ent)
+    # Controls that moved make the targeted findings of that metric on
+    # their link unconfirmed.
+    labels = {m["key"]: m for m in metrics}
+    moved, ctl_noise = {}, []
+    for ent in rows:
+        if ent["role"] != "control":
+            continue
+        for key, e in ent["metrics"].items():
+            s = _short(ent["row"], ent["link"], len(links), labels[key], e)
+            if e["judgement"] in ("better", "worse"):
+                moved.setdefault((ent["link"], key), []).append(s)
+            elif e["judgement"] == "noise":
+                ctl_noise.append(s)
+    tgt = {"better": [], "worse": [], "unconfirmed": [], "same": 0, "noise": 0, "n/a": 0}
+    brief = {"better": {}, "worse": {}, "unconfirmed": {}}
+    regressions = []
+    for ent in rows:
+        if ent["role"] != "target":
+            continue
+        name = ent["row"] if len(links) == 1 else "{} ({})".format(ent["row"], ent["link"])
+        for key, e in ent["metrics"].items():
+            m = labels[key]
+            s = _short(ent["row"], ent["link"], len(links), m, e)
+            if e["judgement"] in ("better", "worse") and (ent["link"], key) in moved:
+                e["judgement"] = "unconfirmed"
+                e["note"] = "control moved: " + "; ".join(moved[(ent["link"], key)])
+            j = e["judgement"]
+            if j in brief:
+                tgt[j].append("{} [{}{}]".format(
+                    s, m["cls"], ", was " + e["judged"] if j == "unconfirmed" else ""))
+                brief[j].setdefault(name, []).append(
+                    _brief(m, e) + (" was " + e["judged"] if j == "unconfirmed" else ""))
+            else:
+                tgt[j] += 1
+            if e.get("judged") == "worse" and m["cls"] == "deterministic":
+                regressions.append("worse: " + s)
+    for v in moved.values():
+        regressions += ["control moved: " + s for s in v]
+    ctl_rows = sorted({e["row"] for e in rows if e["role"] == "control"})
+    state = ("n/a" if variants != ["baseline", "patched"] else "moved" if moved
+             else "noisy" if ctl_noise else "steady" if ctl_rows else "none")
+    if variants != ["baseline", "patched"]:
+        text = "A/A run ({} only): no A/B verdict".format("/".join(variants))
+    else:
+        def rowwise(j):
+            return "; ".join("{} ({})".format(r, ", ".join(x))
+                             for r, x in brief[j].items()) or "none"
+        text = "targeted rows better: {} | worse: {}".format(
+            rowwise("better"), rowwise("worse"))
+        if brief["unconfirmed"]:
+            text += " | unconfirmed: " + rowwise("unconfirmed")
+        text += " | {} same, {} noise".format(tgt["same"], tgt["noise"])
+        if state == "moved":
+            text += " | control moved: " + "; ".join(
+                s for v in moved.values() for s in v)
+        elif state == "none":
+            text += " | no control rows: nothing judges the rig"
+        else:
+            text += " | controls {} ({}){}".format(
+                state, ", ".join(ctl_rows),
+                ": none moved, {} metric(s) noise".format(len(ctl_noise))
+                if ctl_noise else ": none moved")
+    return {
+        "format": VERDICT_FORMAT,
+        "run": {"git_describe": run_meta.get("git_describe"),
+                "started_utc": run_meta.get("started_utc"),
+                "command": run_meta.get("command"),
+                "icount": icount or None, "links": links,
+                "variants": variants,
+                "pairs": max((r["pair"] for r in runs), default=0)},
+        "controls": {"patterns": list(controls), "rows": ctl_rows,
+                     "state": state,
+                     "moved": [s for v in moved.values() for s in v],
+                     "noise": ctl_noise},
+        "rules": RULES,
+        "rows": rows,
+        "summary": {"targeted": tgt, "controls": state,
+                    "regressions": regressions, "text": text},
+    }
+
+
+def _round(x):
+    """Floats to 6 significant digits, for a readable verdict.json."""
+    if isinstance(x, float):
+        return float("{:.6g}".format(x))
+    if isinstance(x, dict):
+        return {k: _round(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_round(v) for v in x]
+    return x
+
+
+def verdict_table(v, md):
+    """Rows x metrics: judgement and change, as text or markdown."""
+    keys = [m["key"] for m in METRICS
+            if any(m["key"] in e["metrics"] for e in v["rows"])]
+    labels = {m["key"]: m["label"] for m in METRICS}
+    hdr = ["row", "role"] + [labels[k] for k in keys]
+    if len(v["run"]["links"]) > 1:
+        hdr.insert(1, "link")
+    lines = []
+    for ent in v["rows"]:
+        cells = [ent["row"], ent["role"]]
+        if len(v["run"]["links"]) > 1:
+            cells.insert(1, ent["link"])
+        for k in keys:
+            e = ent["metrics"].get(k)
+            if not e:
+                cells.append("-")
+                continue
+            c = e["judgement"]
+            if k == "throughput" and e.get("pair_ratio"):
+                c += " {:.2f}".format(e["ratio"])
+            elif e.get("change_pct") is not None:
+                c += " {:+.1f}%".format(e["change_pct"])
+            cells.append(c)
+        lines.append(cells)
+    if md:
+        out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+        return "\n".join(out + ["| " + " | ".join(c) + " |" for c in lines])
+    widths = [max(len(h), *(len(c[i]) for c in lines)) for i, h in enumerate(hdr)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(hdr, widths))]
+    return "\n".join(out + ["  ".join(c.ljust(w) for c, w in zip(cells, widths))
+                            for cells in lines])
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
     ap.add_argument("--build-seconds", type=int)
     ap.add_argument("--total-seconds", type=int)
     ap.add_argument("--icount", default="",
                     help="QEMU -icount spec the guests ran with, if any")
+    ap.add_argument("--controls", metavar="GLOB[,GLOB...]",
+                    help="control rows (rows the change does not target;"
+                         " default: meta.json's, else "
+                         + ",".join(DEFAULT_CONTROLS) + "; '' for none)")
+    ap.add_argument("--fail-on-regression", action="store_true",
+                    help="exit 1 if a targeted row is worse on a deterministic"
+                         " metric or a control row moved (printed on stderr)")
+    ap.add_argument("--no-plot", action="store_true", help="skip gnuplot")
     a = ap.parse_args()
-    runs = load(os.path.join(a.dir, "runs.jsonl"))
+    # (exit 2, not 1: 1 is --fail-on-regression's verdict)
+    try:
+        runs = load(os.path.join(a.dir, "runs.jsonl"))
+    except (OSError, ValueError) as e:
+        print("report.py: cannot read runs: {}".format(e), file=sys.stderr)
+        sys.exit(2)
     if not runs:
-        sys.exit("no runs in " + a.dir)
+        print("report.py: no runs in " + a.dir, file=sys.stderr)
+        sys.exit(2)
     rows = summarise(runs, a.dir)
     run_meta = load_meta(a.dir)
     # Offline: what the run itself recorded.
@@ -347,16 +795,38 @@ def main():
                  " instructions x 2^shift, instr/KB count whole-guest busy"
                  " ticks (10^7 ns each); Mbit/s mix virtual and real time"
                  " and are not comparable with other runs").format(a.icount)
+    if a.controls is None:
+        a.controls = run_meta.get("controls")
+    if a.controls is None:
+        controls = list(DEFAULT_CONTROLS)
+    elif isinstance(a.controls, list):
+        controls = a.controls
+    else:
+        controls = [c for c in a.controls.split(",") if c]
+    v = verdict(runs, run_meta, controls, a.icount)
+    with open(os.path.join(a.dir, "verdict.json"), "w") as f:
+        json.dump(_round(v), f, indent=1)
+        f.write("\n")
+    vhead = ("verdict (verdict.json; controls: {}): ".format(
+        ",".join(controls) or "none") + v["summary"]["text"])
     mh = meta_header(run_meta)
     with open(os.path.join(a.dir, "summary.md"), "w") as f:
         f.write("".join("- " + x + "\n" for x in mh) + ("\n" if mh else ""))
         f.write(head + "\n\n" + table(rows, True) + "\n\n![plot](plot.png)\n")
-    plot(rows, a.dir)
+        f.write("\n" + vhead + "\n\n" + verdict_table(v, True) + "\n")
+    if not a.no_plot:
+        plot(rows, a.dir)
     for x in mh:
         print(x)
     print(head)
     print(table(rows, False))
+    print("\n" + verdict_table(v, False))
+    print(vhead)
     print("\nfull results: " + a.dir)
+    if a.fail_on_regression and v["summary"]["regressions"]:
+        for x in v["summary"]["regressions"]:
+            print("regression: " + x, file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
