@@ -6,8 +6,8 @@
 # Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
 #                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
 #                 [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
-#                 [--variants V[,V]]
-#                 [--out DIR] [--dry-run]
+#                 [--variants V[,V]] [--controls GLOB[,GLOB...]]
+#                 [--fail-on-regression] [--out DIR] [--dry-run]
 # Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
 # accounting pass (kprobe path counts) and a cost pass (esp_output() time
 # per call), each over a fixed-size transfer.  --sysctl sets a sysctl in
@@ -25,7 +25,14 @@
 # an A/A run that shows the spread of one kernel over its boots.
 # Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
 # (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>),
-# with DIR/meta.json (command, plan, link, kernels, host) written first.
+# with DIR/meta.json (command, plan, link, kernels, host) written first,
+# and DIR/verdict.json (report.py): per row and metric better, worse,
+# same or noise, judged against fixed thresholds (deterministic counts
+# and -icount instructions), the boots' spreads and the control rows.
+# --controls: the rows the change does not target, globs (default
+# *-plain,udp-*,icmp-*,*-on; '' for none), kept in meta.json.
+# --fail-on-regression: exit 1 when a targeted row is worse on a
+# deterministic metric or a control row moved (report.py prints which).
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/../qemu-net/lib.sh"
@@ -40,6 +47,8 @@ set -euo pipefail
 
 argv=("$0" "$@")
 pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0 sysctls=() varsel=baseline,patched
+controls=-    # -: report.py's default
+failreg=0
 while (($#)); do
 	case "$1" in
 	--pairs) pairs=$2; shift ;;
@@ -57,9 +66,11 @@ while (($#)); do
 	--link) export RIG_LINK=$2; shift ;;
 	--tree) rig_tree_set "$2"; shift ;;
 	--variants) varsel=$2; shift ;;
+	--controls) controls=$2; shift ;;
+	--fail-on-regression) failreg=1 ;;
 	--out) out=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,35p' "$0"; exit 0 ;;
 	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
 	esac
 	shift
@@ -89,6 +100,7 @@ link_choose
 if ((dry)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
 	printf 'sysctls: %s\nicount: %s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}"
+	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"
 	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
 		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
 	exit 0
@@ -124,7 +136,7 @@ write_meta() {
 		--arg rows "${rows[*]}" --argjson pairs "$pairs" --argjson secs "$secs" \
 		--argjson udplen "$udplen" --arg link "$RIG_LINK_USED" --arg link_why "$RIG_LINK_WHY" \
 		--arg accel "$RIG_ACCEL" --arg icount "$RIG_ICOUNT" --arg sysctls "${sysctls[*]}" \
-		--argjson kernels "$kernels" --argjson build_s "$build_s" \
+		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
 		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
 		--arg cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
 		--argjson cores "$(nproc)" --arg hostkernel "$(uname -r)" \
@@ -136,7 +148,9 @@ write_meta() {
 		  sysctls: ($sysctls | split(" ") | map(select(. != ""))),
 		  kernels: $kernels, git_describe: $git,
 		  host: {cpu_model: $cpu, cores: $cores, kernel: $hostkernel},
-		  qemu_version: $qemu, build_seconds: $build_s}' >"$out/meta.json"
+		  qemu_version: $qemu, build_seconds: $build_s,
+		  controls: (if $controls == "-" then null
+		             else $controls | split(",") | map(select(. != "")) end)}' >"$out/meta.json"
 }
 write_meta
 
@@ -220,5 +234,13 @@ done
 
 jq --argjson t "$((SECONDS - t0))" '.total_seconds = $t' "$out/meta.json" >"$out/meta.json.tmp"
 mv "$out/meta.json.tmp" "$out/meta.json"
-python3 "$RIG_TOP/net-tests/report.py" --build-seconds "$build_s" --icount "$RIG_ICOUNT" \
-	--total-seconds "$((SECONDS - t0))" "$out"
+# (report.py reads the controls from meta.json and writes verdict.json)
+report_args=(--build-seconds "$build_s" --icount "$RIG_ICOUNT" --total-seconds "$((SECONDS - t0))")
+if ((failreg)); then report_args+=(--fail-on-regression); fi
+rc=0
+python3 "$RIG_TOP/net-tests/report.py" "${report_args[@]}" "$out" || rc=$?
+case $rc in
+0) ;;
+1) die "$E_FAIL" "--fail-on-regression: a targeted row is worse or a control row moved (see above; $out/verdict.json)" ;;
+*) die "$E_FAIL" "report.py failed (exit $rc) on $out" ;;
+esac
