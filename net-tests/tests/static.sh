@@ -19,6 +19,23 @@
 #    registered (static-harness-worktree-cleanup).
 #  - a skip and a fail added to this group: the last line on stdout
 #    read "7 passed, 1 failed, 1 skipped", exit 1.
+#  report.py's verdict (static-verdict-*, each run with the checks alone):
+#  - noisy metrics judged on the medians alone, boots overlapping:
+#    -noisy (throughput "better") and -kept-runs (icount-v2) failed.
+#  - no one-bucket floor on instructions per call (COST_BUCKET 0): -better
+#    (the UDP control's +100 "moved", the target unconfirmed, exit 1)
+#    and -kept-runs failed.
+#  - instr/call threshold 5 %: -worse and -control-moved judged "same";
+#    instr/KB threshold 2 %: -kept-runs.
+#  - no downgrade when a control moved: -control-moved.
+#  - --fail-on-regression never exiting 1: -worse and -control-moved;
+#    failing on a noisy "worse" too: -noisy (exit 1).
+#  - every row a target (control patterns ignored): -better, -worse,
+#    -noisy, -control-moved, -kept-runs; meta.json's controls ignored:
+#    -controls.
+#  - the controls' A/A floor left out, or taken per kernel instead of
+#    pooled: -noisy (receiver +16 % "worse") and -kept-runs.
+#  - an A/A run (one kernel) reported as "controls steady": -aa.
 #  Breakages of the other groups' code these self-tests catch are
 #  listed in those files.
 
@@ -479,6 +496,202 @@ t_tree_nested_records() {
 		{ reason "got '${got[*]}'"; return 1; }
 }
 
+# --- report.py's verdict.json on synthetic runs -----------------------
+
+# st_verdict_run DIR SCENARIO: DIR/runs.jsonl and meta.json of a 3-pair
+# ABBA -icount run on the tap link: controls tcp-v4-plain and
+# udp-v4-transport-gcm-off, targeted rows tcp-v4-transport-gcm-off (T)
+# and tcp-v4-transport-sha-off (S); the baseline is the same in every
+# scenario, the patched side:
+#   better         T 0 cow, 28 B, 8850 instr/call; UDP control +100
+#                  instr/call (one histogram bucket: same)
+#   worse          T 9850 instr/call (+3.1 %), nothing else moves
+#   noisy          T throughput +20 % (same-pair median), beyond either
+#                  kernel's spread, but one patched boot below a
+#                  baseline boot; T sender instr/KB +25 %, every boot
+#                  beyond; T receiver +16 %, every boot beyond but within
+#                  the plaintext control's A/A spread (22 %, its patched
+#                  boots 1200-1500); S sender -53 %
+#   control-moved  as better, the UDP control +300 instr/call (+4.4 %)
+#   aa             baseline only (--variants baseline)
+st_verdict_run() {
+	python3 - "$1" "$2" <<-'PY'
+		import copy, json, os, sys
+		d, sc = sys.argv[1], sys.argv[2]
+		os.makedirs(d, exist_ok=True)
+		B = {"tcp-v4-plain": dict(mbps=[1000, 1010, 990], snd=[1270, 1265, 1275],
+		                          rcv=[1350, 1345, 1355]),
+		     "udp-v4-transport-gcm-off": dict(mbps=[370, 375, 365], cost=6850, cow=0.003,
+		                                      copied=1.0, snd=[10000, 10100, 9900],
+		                                      rcv=[18000, 18100, 17900]),
+		     "tcp-v4-transport-gcm-off": dict(mbps=[395, 400, 390], cost=9550, cow=0.999,
+		                                      copied=1729.0, snd=[13000, 13100, 12900],
+		                                      rcv=[16000, 16100, 15900]),
+		     "tcp-v4-transport-sha-off": dict(mbps=[130, 135, 140], cost=60250, cow=0.999,
+		                                      copied=1721.0, snd=[38000, 38100, 37900],
+		                                      rcv=[50000, 50100, 49900])}
+		P = copy.deepcopy(B)
+		t, u = P["tcp-v4-transport-gcm-off"], P["udp-v4-transport-gcm-off"]
+		if sc in ("better", "control-moved"):
+		    t.update(cost=8850, cow=0.0, copied=28.0)
+		    u["cost"] = 6950 if sc == "better" else 7150
+		elif sc == "worse":
+		    t["cost"] = 9850
+		elif sc == "noisy":
+		    t.update(mbps=[392, 480, 470], snd=[16200, 16300, 16400], rcv=[18400, 18500, 18300])
+		    P["tcp-v4-transport-sha-off"]["snd"] = [17800, 17900, 18000]
+		    P["tcp-v4-plain"]["rcv"] = [1200, 1500, 1350]
+		variants = ["baseline"] if sc == "aa" else ["baseline", "patched"]
+		runs = []
+		for pair in (1, 2, 3):
+		    for v in (variants if pair % 2 else variants[::-1]):
+		        for row, x in (B if v == "baseline" else P).items():
+		            i = pair - 1
+		            r = {"pair": pair, "variant": v, "row": row, "link": "tap",
+		                 "mbps": x["mbps"][i], "boot_s": 5, "raw": None, "acct": None,
+		                 "cost": None,
+		                 "demand": {"bytes": 67108864, "retransmits": 0,
+		                            "snd_ticks": 100, "rcv_ticks": 100,
+		                            "snd_instr_per_kb": x["snd"][i],
+		                            "rcv_instr_per_kb": x["rcv"][i]}}
+		            if "cost" in x:
+		                r["acct"] = {"esp_packets": 5000, "inplace": 1 - x["cow"],
+		                             "pagefrag": 0.0, "privhead": 0.0, "cow": x["cow"],
+		                             "copied_bytes": x["copied"], "geniv_copied_bytes": 0.0}
+		                r["cost"] = {"calls": 5000, "median_ns": x["cost"],
+		                             "p10_ns": x["cost"], "p90_ns": x["cost"]}
+		            runs.append(r)
+		with open(d + "/runs.jsonl", "w") as f:
+		    f.write("".join(json.dumps(r) + "\n" for r in runs))
+		with open(d + "/meta.json", "w") as f:
+		    json.dump({"command": ["selftest", sc], "git_describe": "selftest",
+		               "icount": "shift=0,sleep=on", "link": "tap"}, f)
+	PY
+}
+
+# st_verdict SCENARIO ROW:METRIC...: report.py on that run, plain and
+# with --fail-on-regression; prints "rc=PLAIN/FAIL ROW:METRIC=JUDGEMENT...
+# controls=STATE" and the lines the failing run printed on stderr.
+st_verdict() {
+	local d=$CHECK_DIR/fake-verdict/$1 rc=0 rcf=0
+	rm -rf "$d"
+	st_verdict_run "$d" "$1"
+	shift
+	python3 "$RIG_TOP/net-tests/report.py" --no-plot "$d" >"$d.out" 2>&1 || rc=$?
+	python3 "$RIG_TOP/net-tests/report.py" --no-plot --fail-on-regression "$d" \
+		>"$d.fail.out" 2>"$d.fail.err" || rcf=$?
+	cat "$d.out" "$d.fail.err" >&2
+	printf 'rc=%s/%s %s' "$rc" "$rcf" "$(python3 - "$d/verdict.json" "$@" <<-'PY'
+		import json, sys
+		v = json.load(open(sys.argv[1]))
+		rows = {e["row"]: e["metrics"] for e in v["rows"]}
+		out = []
+		for a in sys.argv[2:]:
+		    row, key = a.split(":")
+		    out.append("{}:{}={}".format(row, key, rows.get(row, {}).get(key, {}).get("judgement")))
+		print(" ".join(out + ["controls=" + v["summary"]["controls"]]))
+	PY
+	)"
+	sed -n 's/^regression: / | /p' "$d.fail.err" | tr -d '\n'
+}
+
+ST_T=tcp-v4-transport-gcm-off ST_S=tcp-v4-transport-sha-off ST_U=udp-v4-transport-gcm-off
+
+# Deterministic findings beyond 1 % are better; a control within one
+# histogram bucket is steady; the gate passes.
+t_verdict_better() {
+	local got want
+	got=$(st_verdict better "$ST_T:instr_per_call" "$ST_T:cow_per_pkt" "$ST_T:bytes_copied_per_pkt" \
+		"$ST_U:instr_per_call" "$ST_U:cow_per_pkt" tcp-v4-plain:throughput)
+	want="rc=0/0 $ST_T:instr_per_call=better $ST_T:cow_per_pkt=better $ST_T:bytes_copied_per_pkt=better"
+	want+=" $ST_U:instr_per_call=same $ST_U:cow_per_pkt=same tcp-v4-plain:throughput=same controls=steady"
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
+# +3.1 % instructions per call on the targeted row: worse, and the gate
+# fails naming it (exit 0 without --fail-on-regression).
+t_verdict_worse() {
+	local got want
+	got=$(st_verdict worse "$ST_T:instr_per_call" "$ST_T:cow_per_pkt" "$ST_U:instr_per_call")
+	want="rc=0/1 $ST_T:instr_per_call=worse $ST_T:cow_per_pkt=same $ST_U:instr_per_call=same controls=steady"
+	want+=" | worse: $ST_T instr/call 9550 -> 9850 (+3.1 %)"
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
+# Noisy metrics: overlapping boots are noise however far the medians
+# are apart; every boot beyond is better/worse unless a control's A/A
+# spread is wider than the difference; a noisy worse does not fail the
+# gate; a control with overlapping boots is noise, not moved.
+t_verdict_noisy() {
+	local got want
+	got=$(st_verdict noisy "$ST_T:throughput" "$ST_T:snd_instr_per_kb" "$ST_T:rcv_instr_per_kb" \
+		"$ST_S:snd_instr_per_kb" "$ST_T:instr_per_call" tcp-v4-plain:rcv_instr_per_kb)
+	want="rc=0/0 $ST_T:throughput=noise $ST_T:snd_instr_per_kb=worse $ST_T:rcv_instr_per_kb=noise"
+	want+=" $ST_S:snd_instr_per_kb=better $ST_T:instr_per_call=same tcp-v4-plain:rcv_instr_per_kb=noise controls=noisy"
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
+# A control that moves beyond the threshold: the verdict says so, the
+# targeted finding of that metric is unconfirmed, the others stand, and
+# the gate fails naming the control.
+t_verdict_control_moved() {
+	local got want
+	got=$(st_verdict control-moved "$ST_T:instr_per_call" "$ST_T:cow_per_pkt" "$ST_U:instr_per_call")
+	want="rc=0/1 $ST_T:instr_per_call=unconfirmed $ST_T:cow_per_pkt=better $ST_U:instr_per_call=worse controls=moved"
+	want+=" | control moved: $ST_U instr/call 6850 -> 7150 (+4.4 %)"
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+	grep -q "control moved: $ST_U instr/call" "$CHECK_DIR/fake-verdict/control-moved/verdict.json" ||
+		{ reason "verdict.json's summary does not name the control that moved"; return 1; }
+}
+
+# An A/A run (one kernel): no A/B verdict, nothing fails.
+t_verdict_aa() {
+	local got want
+	got=$(st_verdict aa "$ST_T:instr_per_call")
+	want="rc=0/0 $ST_T:instr_per_call=n/a controls=n/a"
+	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
+}
+
+# The control rows: meta.json's "controls" (bench.sh --controls) over
+# the default, --controls over both, '' for none.
+t_verdict_controls() {
+	local d=$CHECK_DIR/fake-verdict/controls got=() want arg opts
+	rm -rf "$d"
+	st_verdict_run "$d" better
+	python3 - "$d/meta.json" <<-'PY'
+		import json, sys
+		m = json.load(open(sys.argv[1]))
+		m["controls"] = ["udp-*"]
+		json.dump(m, open(sys.argv[1], "w"))
+	PY
+	for arg in meta --controls=tcp-v4-plain --controls=; do
+		opts=()
+		[[ "$arg" == meta ]] || opts=("$arg")
+		python3 "$RIG_TOP/net-tests/report.py" --no-plot "${opts[@]}" "$d" >&2 ||
+			{ reason "report.py $arg failed"; return 1; }
+		got+=("$arg:$(python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); print(",".join(e["row"] for e in v["rows"] if e["role"] == "control") + "/" + v["summary"]["controls"])' "$d/verdict.json")")
+	done
+	want="meta:udp-v4-transport-gcm-off/steady --controls=tcp-v4-plain:tcp-v4-plain/steady --controls=:/none"
+	[[ "${got[*]}" == "$want" ]] || { reason "got '${got[*]}', want '$want'"; return 1; }
+}
+
+# The verdict.json kept beside docs/results/*/runs.jsonl is what
+# report.py computes from them today (regenerate after a rule change:
+# net-tests/report.py docs/results/NAME).
+t_verdict_kept_runs() {
+	local d=$CHECK_DIR/kept-verdict n bad=()
+	for n in icount-v2 abba-v2; do
+		rm -rf "${d:?}/$n"
+		mkdir -p "$d/$n"
+		cp "$RIG_TOP/docs/results/$n/runs.jsonl" "$RIG_TOP/docs/results/$n/meta.json" "$d/$n/"
+		python3 "$RIG_TOP/net-tests/report.py" --no-plot "$d/$n" >"$d/$n.out" 2>&1 ||
+			{ reason "report.py failed on docs/results/$n (see $d/$n.out)"; return 1; }
+		cmp -s "$d/$n/verdict.json" "$RIG_TOP/docs/results/$n/verdict.json" || bad+=("$n")
+	done
+	((${#bad[@]} == 0)) ||
+		{ reason "docs/results/{${bad[*]}}/verdict.json is not what report.py computes now (diff against $d)"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
@@ -495,4 +708,11 @@ group_static() {
 	check static-wirecheck-classifier t_wirecheck_selftest
 	check static-tree-nested-records t_tree_nested_records
 	check static-wire-checks t_wire_checks
+	check static-verdict-better t_verdict_better
+	check static-verdict-worse t_verdict_worse
+	check static-verdict-noisy t_verdict_noisy
+	check static-verdict-control-moved t_verdict_control_moved
+	check static-verdict-aa t_verdict_aa
+	check static-verdict-controls t_verdict_controls
+	check static-verdict-kept-runs t_verdict_kept_runs
 }
