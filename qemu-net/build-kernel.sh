@@ -41,8 +41,8 @@ out=$RIG_KERNELS/$variant-$key
 # baseline and patched share one O= dir: they differ in the files the
 # series touches (and series.config symbols), so switching between them
 # rebuilds only those.  debug (KASAN etc.) differs everywhere: own dir.
-bdir=$SKB_TAILROOM_CACHE/build/$RIG_TREE/main
-[[ "$variant" == debug ]] && bdir=$SKB_TAILROOM_CACHE/build/$RIG_TREE/debug
+bdir=$RIG_CACHE/build/$RIG_TREE/main
+[[ "$variant" == debug ]] && bdir=$RIG_CACHE/build/$RIG_TREE/debug
 
 mk=(make -j"$RIG_JOBS" O="$bdir" CC="ccache gcc" HOSTCC="ccache gcc"
 	KBUILD_BUILD_TIMESTAMP="2009-02-10" KBUILD_BUILD_USER=rig
@@ -66,13 +66,13 @@ if [[ -f "$out/bzImage" ]]; then
 fi
 
 command -v ccache >/dev/null || die "$E_PKG" "ccache missing: run qemu-net/install-deps.sh"
-export CCACHE_DIR=$SKB_TAILROOM_CACHE/ccache CCACHE_MAXSIZE=8G
+export CCACHE_DIR=$RIG_CACHE/ccache CCACHE_MAXSIZE=8G
 src=$(tree_ensure)
 # One tree serves every variant, so builds of it are serialised.
-exec 9>"$SKB_TAILROOM_CACHE/src/.lock-$RIG_TREE"
+exec 9>"$RIG_CACHE/src/.lock-$RIG_TREE"
 flock 9
 tree_checkout "$src" "$ref"
-logs=$SKB_TAILROOM_CACHE/logs/$RIG_TREE
+logs=$RIG_CACHE/logs/$RIG_TREE
 mkdir -p "$logs"
 mkdir -p "$bdir"
 

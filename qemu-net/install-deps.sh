@@ -22,7 +22,7 @@ done
 
 sudo=()
 ((EUID == 0)) || sudo=(sudo)
-logf=$SKB_TAILROOM_CACHE/logs/apt.log
+logf=$RIG_CACHE/logs/apt.log
 mkdir -p "$(dirname "$logf")"
 log "installing: ${missing[*]}"
 # Unknown names are reported by apt-cache before anything is installed.

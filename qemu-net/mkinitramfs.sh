@@ -27,7 +27,7 @@ ukey=$({
 	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
 		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool libc6 2>/dev/null
 } | sha)
-ucpio=$SKB_TAILROOM_CACHE/initramfs/userspace-$ukey.cpio.gz
+ucpio=$RIG_CACHE/initramfs/userspace-$ukey.cpio.gz
 
 build_userspace() {
 	local root lib p f
@@ -76,8 +76,8 @@ build_userspace() {
 }
 
 if [[ ! -f "$ucpio" ]]; then
-	step "$SKB_TAILROOM_CACHE/logs/initramfs.log" "guest userspace initramfs" build_userspace ||
-		die "$E_BUILD" "could not build the guest userspace" "$SKB_TAILROOM_CACHE/logs/initramfs.log"
+	step "$RIG_CACHE/logs/initramfs.log" "guest userspace initramfs" build_userspace ||
+		die "$E_BUILD" "could not build the guest userspace" "$RIG_CACHE/logs/initramfs.log"
 fi
 
 mcpio=$kdir/modules.cpio.gz

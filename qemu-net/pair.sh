@@ -43,7 +43,7 @@ while (($#)); do
 done
 [[ -n "$variant" ]] || die "$E_USAGE" "usage: pair.sh [options] VARIANT [-c CODE | SCRIPT]"
 
-if ((${RIG_DRY_RUN:-0})); then
+if ((RIG_DRY_RUN)); then
 	"$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$variant"
 	kdir=$RIG_KERNELS/$variant
 else
@@ -53,7 +53,7 @@ run=${RIG_RUN_DIR:-$RIG_RESULTS/pair-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$run"
 start=$SECONDS
 guests_start "$run" "$kdir" "$append"
-((${RIG_DRY_RUN:-0})) && exit 0
+((RIG_DRY_RUN)) && exit 0
 log "guest pair up in $((SECONDS - start))s ($run)"
 ((ike)) && ipsec_start
 if [[ -n "$code" ]]; then

@@ -479,6 +479,144 @@ t_tree_nested_records() {
 		{ reason "got '${got[*]}'"; return 1; }
 }
 
+# --- settings (qemu-net/defaults.sh) and the command line ---------------
+
+# st_settings_py CHECK: the settings checks, in python (README table,
+# defaults file, scripts); prints one problem a line, exit 1 if any.
+st_settings_py() {
+	python3 - "$RIG_TOP" "$1" <<-'PY'
+		import re, subprocess, sys
+		top, what = sys.argv[1], sys.argv[2]
+		probs = []
+		# The settings: qemu-net/defaults.sh, one a line as : "${NAME:=DEFAULT}"
+		# under a comment line; the Makefile's NAME ?= DEFAULT.
+		knobs, prev = {}, ""
+		for n, line in enumerate(open(top + "/qemu-net/defaults.sh"), 1):
+		    line = line.rstrip("\n")
+		    m = re.match(r': "\$\{([A-Za-z_][A-Za-z0-9_]*):=(.*)\}"$', line)
+		    if m:
+		        name, d = m.groups()
+		        if name in knobs:
+		            probs.append("defaults.sh:{}: {} set twice".format(n, name))
+		        knobs[name] = d
+		        if not name.startswith("RIG_"):
+		            probs.append("defaults.sh:{}: {} does not start with RIG_".format(n, name))
+		        if not re.match(r"# \S", prev):
+		            probs.append("defaults.sh:{}: {} has no comment line above it".format(n, name))
+		    elif re.match(r"\s*:\s", line):
+		        probs.append("defaults.sh:{}: not one setting a line as : \"${{NAME:=DEFAULT}}\": {}".format(n, line))
+		    prev = line
+		for line in open(top + "/Makefile"):
+		    m = re.match(r"([A-Z_][A-Z0-9_]*) \?=\s*(.*?)\s*$", line)
+		    if m:
+		        knobs[m.group(1)] = m.group(2)
+		if len(knobs) < 10:
+		    probs.append("only {} settings found in defaults.sh and the Makefile".format(len(knobs)))
+		if what == "readme":
+		    text = open(top + "/README.md").read()
+		    m = re.search(r"^## Settings\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+		    rows = {}
+		    for line in (m.group(1) if m else "").splitlines():
+		        r = re.match(r"\| `([A-Za-z_][A-Za-z0-9_]*)` \| (.*?) \| (.*) \|$", line)
+		        if not r:
+		            continue
+		        name, cell, meaning = r.groups()
+		        if name in rows:
+		            probs.append("README: {} twice in the Settings table".format(name))
+		        rows[name] = (cell, meaning)
+		    if not m:
+		        probs.append("README has no '## Settings' section")
+		    for name, d in knobs.items():
+		        if name not in rows:
+		            probs.append("{}: a setting (default '{}'), not in README's Settings table".format(name, d))
+		            continue
+		        cell, meaning = rows[name]
+		        want = "empty" if d == "" else "`" + d + "`"
+		        if not cell.startswith(want):
+		            probs.append("{}: README's default '{}' does not start with {} (the default in defaults.sh)".format(name, cell, want))
+		        if not meaning.strip():
+		            probs.append("{}: no meaning in README".format(name))
+		    for name in rows:
+		        if name not in knobs:
+		            probs.append("{}: in README's Settings table, not a setting in defaults.sh or the Makefile".format(name))
+		else:
+		    # Host scripts: tracked bash files outside the guests' directories.
+		    files = []
+		    for f in subprocess.run(["git", "-C", top, "ls-files"], check=True,
+		                            capture_output=True, text=True).stdout.split():
+		        if f.startswith(("net-tests/guest/", "qemu-net/guest/")) or f == "qemu-net/defaults.sh":
+		            continue
+		        try:
+		            head = open(top + "/" + f, errors="replace").read(64)
+		        except OSError:
+		            continue
+		        if re.match(r"#!.*\bbash|# shellcheck shell=bash", head):
+		            files.append(f)
+		    if len(files) < 10:
+		        probs.append("only {} host scripts found".format(len(files)))
+		    expand = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(:?[-=])([^}]*)\}")
+		    assign = re.compile(r"(?<![$\w])(RIG_[A-Z0-9_]+)(?:\[[^]]*\])?\+?=")
+		    read = re.compile(r"\$\{?(RIG_[A-Z0-9_]+)")
+		    assigned, reads, used = set(), {}, set()
+		    for f in files:
+		        for n, line in enumerate(open(top + "/" + f, errors="replace"), 1):
+		            if line.lstrip().startswith("#"):
+		                continue
+		            where = "{}:{}".format(f, n)
+		            assigned.update(assign.findall(line))
+		            for name in read.findall(line):
+		                reads.setdefault(name, where)
+		            used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
+		            if re.search(r"\$\{?SKB_TAILROOM_CACHE\b", line):
+		                probs.append("{}: SKB_TAILROOM_CACHE (the old name, read in defaults.sh only): use RIG_CACHE".format(where))
+		            for name, op, val in expand.findall(line):
+		                if "=" in op:
+		                    probs.append("{}: ${{{}{}...}} assigns a default outside qemu-net/defaults.sh".format(where, name, op))
+		                elif val == "":
+		                    pass
+		                elif name not in knobs:
+		                    probs.append("{}: ${{{}{}{}}}: a default for {}, which is not a setting in defaults.sh".format(where, name, op, val, name))
+		                elif knobs[name] != "":
+		                    probs.append("{}: ${{{}{}{}}}: a second default ({} has '{}' in defaults.sh)".format(where, name, op, val, name, knobs[name]))
+		    for name, where in sorted(reads.items()):
+		        if name not in knobs and name not in assigned:
+		            probs.append("{}: {} is read, but is neither a setting in defaults.sh nor assigned anywhere".format(where, name))
+		    for line in open(top + "/Makefile"):
+		        if "?=" not in line:
+		            used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
+		    for name in knobs:
+		        if name not in used:
+		            probs.append("{}: a setting in defaults.sh that no script reads".format(name))
+		for p in probs:
+		    print(p)
+		sys.exit(1 if probs else 0)
+	PY
+}
+
+# README's Settings table and qemu-net/defaults.sh (with the Makefile's
+# ?= variables) list the same settings, with the same defaults; each
+# setting in defaults.sh has its comment line.
+t_settings_readme() {
+	local out rc=0
+	out=$(st_settings_py readme) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
+}
+
+# Defaults live in qemu-net/defaults.sh only: no host script assigns one
+# (${X:=...}), gives a variable that is not a setting a default
+# (${X:-...}), or a second one to a setting whose default is not empty;
+# no RIG_* variable is read that is neither a setting nor assigned by the
+# rig (a setting without a default); no script uses SKB_TAILROOM_CACHE;
+# every setting is read somewhere.  (${X:-...} of a setting whose default
+# is empty is how it is shown, e.g. "${RIG_ICOUNT:-off}".)
+t_settings_one_place() {
+	local out rc=0
+	out=$(st_settings_py scripts) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
@@ -495,4 +633,6 @@ group_static() {
 	check static-wirecheck-classifier t_wirecheck_selftest
 	check static-tree-nested-records t_tree_nested_records
 	check static-wire-checks t_wire_checks
+	check static-settings-readme t_settings_readme
+	check static-settings-one-place t_settings_one_place
 }
