@@ -3,25 +3,49 @@
 # per-variant O= directory, and install it under
 # $RIG_KERNELS/<variant>-<key>/ (bzImage, modules, config).
 # The key hashes tarball + config fragments + series (+ compiler): an
-# unchanged key is a cache hit and builds nothing.
-#
-# Usage: build-kernel.sh [--dry-run] VARIANT     VARIANT: baseline|patched|debug
-# Prints the install directory on stdout.
+# unchanged key is a cache hit and builds nothing.  Options: usage().
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=qemu-net/tree.sh
 . "$RIG_TOP/qemu-net/tree.sh"
 
-dry=0
-[[ "${1:-}" == --dry-run ]] && { dry=1; shift; }
-variant=${1:-}
+usage() {
+	cat <<-'EOF'
+		Usage: qemu-net/build-kernel.sh [--dry-run] VARIANT
+		Build one guest kernel of the tree RIG_TREE (cached: an unchanged
+		tarball, config and series build nothing) and print its directory.
+		  VARIANT      baseline (tag base), patched (base + the series) or
+		               debug (patched + configs/debug.config)
+		  --dry-run    print the cache key and the make commands, build nothing
+		  -h, --help   this text
+		Settings: RIG_CACHE, RIG_TREE, RIG_TARBALL, RIG_PATCHES, RIG_JOBS
+		(README.md "Settings", qemu-net/defaults.sh).
+		Exit: 0 ok, 2 bad usage, 3 package missing, 5 a patch does not apply,
+		6 the build failed.
+		Examples:
+		  qemu-net/build-kernel.sh --dry-run patched
+	EOF
+}
+
+dry=0 variant=''
+while (($#)); do
+	case "$1" in
+	--dry-run) dry=1 ;;
+	-h | --help) usage; exit 0 ;;
+	-*) usage_error "unknown option '$1'" ;;
+	*) [[ -z "$variant" ]] || usage_error "one VARIANT only: '$1'"; variant=$1 ;;
+	esac
+	shift
+done
 case "$variant" in
 baseline) ref=base; frags=(guest.config) ;;
 patched) ref=patched; frags=(guest.config series.config) ;;
 debug) ref=patched; frags=(guest.config series.config debug.config) ;;
-*) die "$E_USAGE" "usage: build-kernel.sh [--dry-run] baseline|patched|debug" ;;
+'') usage_error "no VARIANT given" ;;
+*) usage_error "VARIANT must be baseline, patched or debug, not '$variant'" ;;
 esac
+rig_settings_check
 
 # series.config holds the options the series adds (absent in base).
 fragpaths=()

@@ -43,6 +43,45 @@ die() {
 	exit "$code"
 }
 
+# The command line.  Every entry point defines usage(), which prints its
+# usage on stdout (-h/--help: exit 0), and parses all its options before
+# it does any work (net-tests/tests/static.sh runs each one with --help
+# and with a bad option, with the commands that do work replaced).
+# usage_error MESSAGE: bad usage: the usage and MESSAGE on stderr, exit
+# E_USAGE.
+usage_error() {
+	usage >&2
+	die "$E_USAGE" "$1"
+}
+
+# opt_value OPTION ARG...: called as opt_value "$@" for an option that
+# takes a value: bad usage if there is none.
+opt_value() { (($# >= 2)) || usage_error "$1 needs a value"; }
+
+# rig_settings_check: the settings (options, environment, rig.local) a
+# run uses make sense; called once the options are parsed, so that a typo
+# stops the run before a kernel build, not after it.
+rig_settings_check() {
+	local v
+	case "$RIG_ACCEL" in
+	tcg | kvm) ;;
+	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
+	esac
+	case "$RIG_LINK" in
+	'' | auto | tap | socket) ;;
+	*) die "$E_USAGE" "RIG_LINK/--link must be tap or socket (or empty for auto), not '$RIG_LINK'" ;;
+	esac
+	[[ -z "$RIG_ICOUNT" || "$RIG_ACCEL" == tcg ]] ||
+		die "$E_USAGE" "-icount is TCG only: RIG_ICOUNT/--icount with --accel kvm"
+	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE; do
+		[[ "${!v}" == [01] ]] || die "$E_USAGE" "$v must be 0 or 1, not '${!v}'"
+	done
+	for v in RIG_JOBS RIG_MEM RIG_BOOT_TIMEOUT RIG_EXEC_TIMEOUT RIG_TAIL \
+		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_ACCT_UDP_LEN; do
+		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
+	done
+}
+
 # rig_tree_set TREE: the kernel tree every command of this run uses
 # (--tree, RIG_TREE): 6.1 -> patches/, 6.12 -> patches/6.12/ (unless
 # RIG_TARBALL/RIG_PATCHES were given); kernels are cached per tree in

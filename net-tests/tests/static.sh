@@ -617,6 +617,265 @@ t_settings_one_place() {
 	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
 }
 
+# st_sandbox DIR STRICT: DIR/bin with stand-ins for the commands that do
+# work (each logs its call to DIR/work.log and exits 99), an empty cache
+# and results folder, a dummy kernel tarball (so nothing installs one).
+# STRICT=1 (--help, bad options) also stands in for what a dry run may
+# use (ip, unshare, gcc, python3, sha256sum, ...).
+st_sandbox() {
+	local d=$1 c cmds=(apt-get apt-cache sudo qemu-system-x86_64 make tar git ccache cpio gzip flock nsenter setpriv)
+	(($2)) && cmds+=(dpkg-query gcc python3 sha256sum unshare ip ss jq gnuplot)
+	rm -rf "$d"
+	mkdir -p "$d/bin" "$d/cache" "$d/results"
+	: >"$d/work.log"
+	: >"$d/linux-source.tar.xz"
+	for c in "${cmds[@]}"; do
+		printf '#!/bin/sh\necho "%s $*" >>%q\nexit 99\n' "$c" "$d/work.log" >"$d/bin/$c"
+		chmod +x "$d/bin/$c"
+	done
+}
+
+# st_entry_points: the rig's entry points (one a line, relative to the
+# top): the executable qemu-net/*.sh, net-tests/*.sh and net-tests/*.py.
+# Fails if one of these files is neither an executable with a #! line
+# nor a sourced library (not executable, "# shellcheck shell=" first).
+st_entry_points() {
+	local f bad=0
+	for f in "$RIG_TOP"/qemu-net/*.sh "$RIG_TOP"/net-tests/*.sh "$RIG_TOP"/net-tests/*.py; do
+		if [[ -x "$f" ]] && head -n 1 "$f" | grep -q '^#!'; then
+			echo "${f#"$RIG_TOP"/}"
+		elif [[ ! -x "$f" ]] && head -n 1 "$f" | grep -q '^# shellcheck shell='; then
+			:
+		else
+			echo "${f#"$RIG_TOP"/}: neither an entry point (executable, #!) nor a library (# shellcheck shell=)" >&2
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
+# st_sandboxed DIR CMD...: CMD from the top of the repository, with DIR's
+# stand-ins first in PATH, DIR's cache (under every name a version of
+# the rig has read: a script that does work must not touch the real
+# one), results and tarball, 60 s at most.
+st_sandboxed() {
+	local d=$1
+	shift
+	(cd "$RIG_TOP" && env -u RIG_RUN_DIR -u RIG_WIRE_PCAP PATH="$d/bin:$PATH" \
+		RIG_CACHE="$d/cache" SKB_TAILROOM_CACHE="$d/cache" XDG_CACHE_HOME="$d/cache" \
+		RIG_RESULTS="$d/results" RIG_TARBALL="$d/linux-source.tar.xz" timeout 60 "$@")
+}
+
+# Every entry point (and make) answers --help and -h with its usage on
+# stdout, nothing on stderr, exit 0; an unknown option, and each option
+# of its synopsis given without its value, with the usage on stderr,
+# exit 2 (E_USAGE); and none of these runs a command that does work
+# (apt, make, git, tar, QEMU, ...: stand-ins that log their calls), so
+# each parses its options before doing anything.
+t_usage_entry_points() {
+	local d=$CHECK_DIR/usage py mk eps e cmd rc syn opt bad=() n=0
+	py=$(command -v python3) mk=$(command -v make)
+	st_sandbox "$d" 1
+	eps=$(st_entry_points) || { reason "entry points: see log"; return 1; }
+	for e in net-tests/bench.sh net-tests/run-tests.sh qemu-net/pair.sh net-tests/report.py; do
+		grep -qx "$e" <<<"$eps" || { reason "$e (documented) is not an entry point"; return 1; }
+	done
+	# st_try WANT-RC WHERE(stdout|stderr) CMD...: run sandboxed; the
+	# usage must be on WHERE, the other stream empty for --help.
+	st_try() {
+		local want=$1 where=$2 rc=0 label
+		shift 2
+		label="${*#"$py" }"
+		st_sandboxed "$d" "$@" >"$d/out" 2>"$d/err" || rc=$?
+		n=$((n + 1))
+		{ echo "== $label: exit $rc"; cat "$d/out" "$d/err"; } >>"$d.log"
+		if ((rc != want)); then
+			bad+=("$label: exit $rc, want $want")
+		elif ! grep -qiE '^usage: ' "$d/$([[ $where == stdout ]] && echo out || echo err)"; then
+			bad+=("$label: no usage on $where")
+		elif [[ $where == stdout && -s "$d/err" ]]; then
+			bad+=("$label: writes to stderr: $(head -n 1 "$d/err")")
+		elif [[ $where == stderr && -s "$d/out" ]]; then
+			bad+=("$label: writes to stdout: $(head -n 1 "$d/out")")
+		fi
+		if [[ -s "$d/work.log" ]]; then
+			bad+=("$label: did work before parsing its options: $(tr '\n' ';' <"$d/work.log")")
+			: >"$d/work.log"
+		fi
+		return 0
+	}
+	: >"$d.log"
+	for e in $eps; do
+		cmd=("$RIG_TOP/$e")
+		[[ "$e" == *.py ]] && cmd=("$py" "$RIG_TOP/$e")
+		st_try 0 stdout "${cmd[@]}" --help
+		st_try 0 stdout "${cmd[@]}" -h
+		st_try 2 stderr "${cmd[@]}" --no-such-option-skbt
+		# The synopsis (the usage line and its indented continuation):
+		# every [-o VALUE] without its VALUE.
+		# (its exit status was judged above)
+		syn=$(st_sandboxed "$d" "${cmd[@]}" --help | awk 'NR == 1 || (/^[ \t]/ && go) {print; go = 1; next} {exit}') || true
+		: >"$d/work.log"
+		for opt in $(grep -oE '\[--?[A-Za-z][A-Za-z0-9-]* [^] |]+' <<<"$syn" | sed 's/^\[//; s/ .*//' | sort -u); do
+			st_try 2 stderr "${cmd[@]}" "$opt"
+		done
+	done
+	# make: help, and an unknown target.
+	st_try 0 stdout "$mk" -s -C "$RIG_TOP" help
+	st_try 2 stderr "$mk" -s --no-print-directory -C "$RIG_TOP" no-such-target-skbt
+	printf '%d commands run, log: %s.log\n' "$n" "$d" >&2
+	((${#bad[@]} == 0)) || { printf '%s\n' "${bad[@]}" >&2; reason "${bad[0]}$( ((${#bad[@]} > 1)) && echo " (and $((${#bad[@]} - 1)) more, see log)")"; return 1; }
+}
+
+# Every example command in README.md (```sh blocks and `make ...`,
+# `net-tests/...`, `qemu-net/...` spans with arguments), in `make help`
+# and in each entry point's usage (its "Examples:") is accepted: make's
+# goals exist and the commands make would run are checked in turn (make
+# -n), bench.sh and pair.sh with --dry-run, run-tests.sh with --list,
+# build-kernel.sh with --dry-run, report.py run on a copy of a committed
+# run folder; all exit 0 and do no work (stand-ins as above, except the
+# little a dry run does: link probe, gcc --version, hashing a dummy
+# tarball).
+t_usage_examples() {
+	local d=$CHECK_DIR/examples out rc=0
+	st_sandbox "$d" 0
+	out=$(python3 - "$RIG_TOP" "$d" "$(command -v make)" "$(command -v python3)" <<-'PY'
+		import os, re, shlex, shutil, subprocess, sys
+		top, d, mk, py = sys.argv[1:5]
+		env0 = dict(os.environ)
+		for k in ("RIG_RUN_DIR", "RIG_WIRE_PCAP"):
+		    env0.pop(k, None)
+		# (the cache under every name a version of the rig has read)
+		env0.update(PATH=d + "/bin:" + env0["PATH"], RIG_CACHE=d + "/cache",
+		            SKB_TAILROOM_CACHE=d + "/cache", XDG_CACHE_HOME=d + "/cache",
+		            RIG_RESULTS=d + "/results", RIG_TARBALL=d + "/linux-source.tar.xz")
+		log = open(d + ".log", "w")
+		probs, nrun = [], [0]
+		# Not commands of the rig: the kernel's own make (README, step 2).
+		NOT_RIG = {"make x86_64_defconfig"}
+		PLACEHOLDERS = {"results/<timestamp>": "icount-v2"}
+		phony = []
+		for line in open(top + "/Makefile"):
+		    if line.startswith(".PHONY:"):
+		        phony += line.split()[1:]
+
+		def run(argv, env):
+		    nrun[0] += 1
+		    p = subprocess.run(argv, cwd=top, env=env, capture_output=True, text=True, timeout=120)
+		    log.write("== {}: exit {}\n{}{}".format(shlex.join(argv), p.returncode, p.stdout, p.stderr))
+		    work = open(d + "/work.log").read()
+		    open(d + "/work.log", "w").close()
+		    return p, work
+
+		def check(argv, env, src):
+		    env = dict(env)
+		    while argv and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
+		        k, v = argv[0].split("=", 1)
+		        env[k] = v
+		        argv = argv[1:]
+		    if not argv:
+		        return
+		    prog, args = argv[0], argv[1:]
+		    shown = "{}: {}".format(src, shlex.join(argv))
+		    for i, a in enumerate(args):
+		        if "<" in a:
+		            if a not in PLACEHOLDERS:
+		                probs.append("{}: placeholder {} has no sample here".format(shown, a))
+		                return
+		            dst = d + "/sample-" + PLACEHOLDERS[a]
+		            shutil.rmtree(dst, ignore_errors=True)
+		            shutil.copytree(top + "/docs/results/" + PLACEHOLDERS[a], dst)
+		            args[i] = dst
+		    helpme = "-h" in args or "--help" in args
+		    if prog == "make":
+		        goals = [a for a in args if not a.startswith("-") and "=" not in a] or ["help"]
+		        for g in goals:
+		            if g not in phony:
+		                probs.append("{}: make has no target {}".format(shown, g))
+		                return
+		        p, work = run([mk, "-n", "-s", "--no-print-directory", "-C", top] + args, env)
+		        if p.returncode != 0:
+		            probs.append("{}: make -n exit {}: {}".format(shown, p.returncode, p.stderr.strip()[-200:]))
+		            return
+		        for line in p.stdout.splitlines():
+		            sub = shlex.split(line)
+		            # (make deps: install-deps.sh takes package names only)
+		            if sub and re.match(r"(qemu-net|net-tests)/", sub[0]) and sub != ["qemu-net/install-deps.sh"]:
+		                check(sub, env, "{} -> {}".format(shown, line))
+		        return
+		    base = os.path.basename(prog)
+		    if helpme:
+		        cmd = [prog] + args
+		    elif base in ("bench.sh", "pair.sh"):
+		        cmd = [prog] + args + ["--dry-run"]
+		    elif base == "run-tests.sh":
+		        cmd = [prog] + args + ["--list"]
+		    elif base == "build-kernel.sh":
+		        cmd = [prog] + (args if "--dry-run" in args else ["--dry-run"] + args)
+		    elif base == "report.py":
+		        cmd = [prog] + args
+		    else:
+		        probs.append("{}: no way to check {} without running it".format(shown, prog))
+		        return
+		    if cmd[0].endswith(".py"):
+		        cmd = [py] + cmd
+		    p, work = run(cmd, env)
+		    if p.returncode != 0:
+		        err = (p.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+		        probs.append("{}: exit {}: {}".format(shown, p.returncode, err))
+		    if work:
+		        probs.append("{}: did work: {}".format(shown, work.replace("\n", "; ")))
+
+		def examples_after(text):
+		    """Lines under an "Examples:" line, up to the first one not indented."""
+		    out, on = [], False
+		    for line in text.splitlines():
+		        if line.strip() == "Examples:":
+		            on = True
+		        elif on and re.match(r"\s+\S", line):
+		            out.append(line.strip())
+		        else:
+		            on = False
+		    return out
+
+		ex = []
+		readme = open(top + "/README.md").read()
+		for block in re.findall(r"^```sh\n(.*?)^```", readme, re.M | re.S):
+		    ex += [("README", l) for l in block.splitlines() if l.strip()]
+		for line in readme.splitlines():
+		    for span in re.findall(r"`([^`]+)`", line):
+		        if re.match(r"([A-Z_][A-Z0-9_]*=\S+ )*(make |(qemu-net|net-tests)/[\w-]+\.(sh|py) )", span) \
+		                and span not in NOT_RIG:
+		            ex.append(("README", span))
+		p, _ = run([mk, "-s", "--no-print-directory", "-C", top, "help"], env0)
+		ex += [("make help", l) for l in examples_after(p.stdout)]
+		eps = subprocess.run(["bash", "-c", 'cd "$1" && ls qemu-net/*.sh net-tests/*.sh net-tests/*.py', "-", top],
+		                     capture_output=True, text=True).stdout.split()
+		for e in eps:
+		    if os.access(top + "/" + e, os.X_OK):
+		        p, _ = run(([py] if e.endswith(".py") else []) + [top + "/" + e, "--help"], env0)
+		        ex += [(e + " --help", l) for l in examples_after(p.stdout)]
+		seen = set()
+		for src, line in ex:
+		    if line in seen:
+		        continue
+		    seen.add(line)
+		    try:
+		        argv = shlex.split(line, comments=True)
+		    except ValueError as e:
+		        probs.append("{}: {}: cannot split: {}".format(src, line, e))
+		        continue
+		    check(argv, env0, src)
+		print("{} examples, {} commands run; log: {}.log".format(len(ex), nrun[0], d))
+		for p in probs:
+		    print(p)
+		sys.exit(1 if probs else 0)
+	PY
+	) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "$(sed -n 2,3p <<<"$out" | tr '\n' ';') (see log)"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
@@ -635,4 +894,6 @@ group_static() {
 	check static-wire-checks t_wire_checks
 	check static-settings-readme t_settings_readme
 	check static-settings-one-place t_settings_one_place
+	check static-usage-entry-points t_usage_entry_points
+	check static-usage-examples t_usage_examples
 }
