@@ -617,6 +617,50 @@ t_settings_one_place() {
 	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
 }
 
+# st_settings_in DIR [RIG.LOCAL-TEXT|-] [VAR=VALUE...]: a copy of
+# lib.sh and defaults.sh in DIR (so the repository's own rig.local is
+# never touched), DIR/rig.local with that text ("-": none), sourced by a
+# fresh bash with only the given environment (and PATH, HOME); prints
+# "RIG_MEM RIG_CACHE RIG_KERNELS RIG_TARBALL RIG_PATCHES".
+st_settings_in() {
+	local d=$1 local_text=$2
+	shift 2
+	rm -rf "$d"
+	mkdir -p "$d/qemu-net"
+	cp "$RIG_TOP/qemu-net/lib.sh" "$RIG_TOP/qemu-net/defaults.sh" "$d/qemu-net/"
+	[[ "$local_text" == - ]] || printf '%s\n' "$local_text" >"$d/rig.local"
+	# shellcheck disable=SC2016 # expanded by the child
+	env -i PATH="$PATH" HOME="$HOME" "$@" bash -c '. "$1/qemu-net/lib.sh"
+		echo "$RIG_MEM $RIG_CACHE $RIG_KERNELS $RIG_TARBALL $RIG_PATCHES"' - "$d"
+}
+
+# Where a setting comes from: the default; rig.local over the default;
+# the environment over rig.local (what a command exports to the commands
+# it runs stays); SKB_TAILROOM_CACHE over RIG_CACHE, RIG_KERNELS under
+# it; RIG_TREE from rig.local moves the tarball, the series and the
+# kernels, unless RIG_TARBALL/RIG_PATCHES are given.
+t_settings_sources() {
+	local d=$CHECK_DIR/settings-sources got=() exp=() i
+	got+=("$(st_settings_in "$d" - RIG_CACHE=/c)")
+	exp+=("768 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'RIG_MEM=1024' RIG_CACHE=/c)")
+	exp+=("1024 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'RIG_MEM=1024; RIG_CACHE=/local' RIG_MEM=512 RIG_CACHE=/c)")
+	exp+=("512 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" - RIG_CACHE=/new SKB_TAILROOM_CACHE=/old)")
+	exp+=("768 /old /old/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'SKB_TAILROOM_CACHE=/old' RIG_CACHE=/new)")
+	exp+=("768 /old /old/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'RIG_TREE=6.12' RIG_CACHE=/c)")
+	exp+=("768 /c /c/kernels/6.12 /usr/src/linux-source-6.12.tar.xz $d/patches/6.12")
+	got+=("$(st_settings_in "$d" 'RIG_TREE=6.12' RIG_CACHE=/c RIG_TREE=6.1 RIG_TARBALL=/t.tar.xz RIG_PATCHES=/p)")
+	exp+=("768 /c /c/kernels/6.1 /t.tar.xz /p")
+	for i in "${!exp[@]}"; do
+		[[ "${got[i]}" == "${exp[i]}" ]] ||
+			{ reason "case $((i + 1)): got '${got[i]}', want '${exp[i]}'"; return 1; }
+	done
+}
+
 # st_sandbox DIR STRICT: DIR/bin with stand-ins for the commands that do
 # work (each logs its call to DIR/work.log and exits 99), an empty cache
 # and results folder, a dummy kernel tarball (so nothing installs one).
@@ -894,6 +938,7 @@ group_static() {
 	check static-wire-checks t_wire_checks
 	check static-settings-readme t_settings_readme
 	check static-settings-one-place t_settings_one_place
+	check static-settings-sources t_settings_sources
 	check static-usage-entry-points t_usage_entry_points
 	check static-usage-examples t_usage_examples
 }
