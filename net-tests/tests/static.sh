@@ -19,6 +19,38 @@
 #    registered (static-harness-worktree-cleanup).
 #  - a skip and a fail added to this group: the last line on stdout
 #    read "7 passed, 1 failed, 1 skipped", exit 1.
+#  Settings (qemu-net/defaults.sh) and the command line, each run alone:
+#  - static-settings-readme: README without the RIG_TAIL row ("RIG_TAIL:
+#    a setting (default '40'), not in README's Settings table"); a README
+#    row RIG_BOGUS; RIG_MEM's default 1024 in defaults.sh (README 768);
+#    RIG_TAIL's comment line removed; a new RIG_NEW in defaults.sh only;
+#    a DEBUG_ARGS ?= in the Makefile only.
+#  - static-settings-one-place: ${RIG_BOOT_TIMEOUT:-90} back in guests.sh
+#    ("a second default"); : "${ACCT_TCP_BYTES:=8M}" back in acct.sh
+#    ("assigns a default outside qemu-net/defaults.sh"); wire.sh reading
+#    ${RIG_WIRE_MARKER:-...} and ${RIG_WIRE_SUFFIX:-} (not settings);
+#    $SKB_TAILROOM_CACHE in build-kernel.sh; pair.sh no longer reading
+#    RIG_PAIR_KERNEL ("a setting ... that no script reads"); ACCT_UDP_LEN
+#    in defaults.sh ("does not start with RIG_").
+#  - static-settings-sources: defaults.sh without the loop that puts the
+#    environment back after rig.local (case 3: "got '1024 /local ...'");
+#    without the SKB_TAILROOM_CACHE line, and with it losing to RIG_CACHE
+#    (case 4: "/new"); rig_tree_set ignoring RIG_PATCHES (case 7).
+#  - static-usage-entry-points: main's install-deps.sh (--help: exit 3,
+#    dpkg-query, apt-cache, apt-get update called) and apply-series.sh
+#    (--help: exit 6, the tree extracted: sha256sum, tar called); bench.sh
+#    --pairs without opt_value (exit 1, "unbound variable"); pair.sh
+#    --help as the old sed -n '2,15p' ("no usage on stdout"); the
+#    Makefile without its .DEFAULT rule (make with an unknown target: "no
+#    usage on stderr"); usage_error printing the usage on stdout (27
+#    commands); run-tests.sh --help on stderr.
+#  - static-usage-examples: make help's old example CHECK_ARGS="-t ike -t
+#    boot" ("unknown test group 'ike'"); a README example with --keepp;
+#    "make chek" in README ("make has no target chek"); guests_start
+#    running mkinitramfs.sh in a dry run, as before (pair.sh examples:
+#    exit 2, "not an installed kernel"); "report.py <run-dir>" ("no
+#    sample"); a bad row in bench.sh's usage example; bench.sh running
+#    git describe before its --dry-run exit ("did work").
 #  Breakages of the other groups' code these self-tests catch are
 #  listed in those files.
 
