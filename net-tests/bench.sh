@@ -3,11 +3,6 @@
 # interleaved A B, B A, A B, ... (one guest-pair boot per kernel per
 # pair; the order alternates, ABBA, so a drift favours neither kernel).
 #
-# Usage: bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
-#                 [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
-#                 [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
-#                 [--variants V[,V]] [--controls GLOB[,GLOB...]]
-#                 [--fail-on-regression] [--out DIR] [--dry-run]
 # Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
 # accounting pass (kprobe path counts) and a cost pass (esp_output() time
 # per call), each over a fixed-size transfer.  --sysctl sets a sysctl in
@@ -33,6 +28,7 @@
 # *-plain,udp-*,icmp-*,*-on; '' for none), kept in meta.json.
 # --fail-on-regression: exit 1 when a targeted row is worse on a
 # deterministic metric or a control row moved (report.py prints which).
+# Options: usage() below (--help).
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/../qemu-net/lib.sh"
@@ -45,45 +41,90 @@ set -euo pipefail
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
+usage() {
+	cat <<-'EOF'
+		Usage: net-tests/bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
+		                          [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
+		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
+		                          [--variants V[,V]] [--controls GLOB[,GLOB...]]
+		                          [--fail-on-regression] [--out DIR] [--dry-run]
+		IPsec throughput, baseline vs patched kernel in one run (make bench):
+		pairs of guest-pair boots, one per kernel, in the order A B, B A, ...
+		  --pairs N          boot pairs (default 5)
+		  --time S           seconds per iperf3 throughput pass (default 10)
+		  --rows R           quick (default), full, or rows as named in
+		                     net-tests/rows.sh, comma-separated
+		  --udp-len BYTES    UDP datagram length of the throughput pass (1300)
+		  --sysctl KEY=VALUE set a sysctl in both guests after each boot (again
+		                     for more), e.g. net.ipv4.tcp_limit_output_bytes=4194304
+		  --accel A          QEMU accelerator, tcg or kvm (default: RIG_ACCEL)
+		  --icount SPEC      TCG guests under QEMU -icount SPEC, e.g. shift=0,sleep=on:
+		                     esp_output() cost in instructions, plus a service-demand
+		                     pass per row (default: RIG_ICOUNT, empty = off)
+		  --link L           the guests' link, tap or socket (default: RIG_LINK;
+		                     empty = tap if this run can make it, else socket)
+		  --tree T           kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --variants V[,V]   baseline,patched (default; the A/B run) or one of
+		                     them alone (A/A: the spread of one kernel over boots)
+		  --controls G[,G]   rows the change does not target, globs (default
+		                     *-plain,udp-*,icmp-*,*-on; '' for none): verdict.json
+		                     judges the A/B against them (kept in meta.json)
+		  --fail-on-regression  exit 1 when a targeted row is worse on a
+		                     deterministic metric or a control row moved
+		  --out DIR          results folder (default: $RIG_RESULTS/<time>)
+		  --dry-run          print the build commands and the plan, run nothing
+		  -h, --help         this text
+		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
+		Exit: 0 ok, 1 a check failed, 2 bad usage, 3-9 see README.md.
+		Examples:
+		  net-tests/bench.sh --pairs 3 --time 5 --rows full
+		  net-tests/bench.sh --icount shift=0,sleep=on --rows tcp-v4-transport-gcm-off
+		  net-tests/bench.sh --variants baseline --pairs 3
+	EOF
+}
+
 argv=("$0" "$@")
-pairs=5 secs=10 rowsel=quick udplen=1300 out='' dry=0 sysctls=() varsel=baseline,patched
+pairs=5 secs=10 rowsel=quick udplen=1300 out='' sysctls=() varsel=baseline,patched
 controls=-    # -: report.py's default
 failreg=0
 while (($#)); do
 	case "$1" in
-	--pairs) pairs=$2; shift ;;
-	--time) secs=$2; shift ;;
-	--rows) rowsel=$2; shift ;;
-	--udp-len) udplen=$2; shift ;;
+	--pairs) opt_value "$@"; pairs=$2; shift ;;
+	--time) opt_value "$@"; secs=$2; shift ;;
+	--rows) opt_value "$@"; rowsel=$2; shift ;;
+	--udp-len) opt_value "$@"; udplen=$2; shift ;;
 	--sysctl)
+		opt_value "$@"
 		[[ "$2" =~ ^[a-z0-9_]+(\.[a-z0-9_-]+)+=[0-9a-z\ ]+$ ]] ||
-			die "$E_USAGE" "--sysctl needs KEY=VALUE, e.g. net.ipv4.tcp_limit_output_bytes=4194304"
+			usage_error "--sysctl needs KEY=VALUE, e.g. net.ipv4.tcp_limit_output_bytes=4194304"
 		sysctls+=("$2")
 		shift
 		;;
-	--accel) export RIG_ACCEL=$2; shift ;;
-	--icount) export RIG_ICOUNT=$2; shift ;;
-	--link) export RIG_LINK=$2; shift ;;
-	--tree) rig_tree_set "$2"; shift ;;
-	--variants) varsel=$2; shift ;;
-	--controls) controls=$2; shift ;;
+	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
+	--icount) opt_value "$@"; export RIG_ICOUNT=$2; shift ;;
+	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
+	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
+	--variants) opt_value "$@"; varsel=$2; shift ;;
+	--controls) opt_value "$@"; controls=$2; shift ;;
 	--fail-on-regression) failreg=1 ;;
-	--out) out=$2; shift ;;
-	--dry-run) dry=1 ;;
-	-h | --help) sed -n '2,35p' "$0"; exit 0 ;;
-	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
+	--out) opt_value "$@"; out=$2; shift ;;
+	--dry-run) RIG_DRY_RUN=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option '$1'" ;;
 	esac
 	shift
 done
-[[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--pairs needs a positive number"
-[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--time needs a positive number of seconds"
+rig_settings_check
+[[ "$pairs" =~ ^[1-9][0-9]*$ ]] || usage_error "--pairs needs a positive number"
+[[ "$secs" =~ ^[1-9][0-9]*$ ]] || usage_error "--time needs a positive number of seconds"
+[[ "$udplen" =~ ^[1-9][0-9]*$ ]] || usage_error "--udp-len needs a positive number of bytes"
 # (not mapfile < <(...): a bad row name must stop the run here)
 rows_txt=$(rows_select "$rowsel") || exit
 mapfile -t rows <<<"$rows_txt"
 IFS=, read -ra variants <<<"$varsel"
 case "${variants[*]}" in
 "baseline patched" | "patched baseline" | baseline | patched) ;;
-*) die "$E_USAGE" "--variants takes baseline,patched (the A/B run) or one of them alone (A/A: the noise of one kernel over its boots)" ;;
+*) usage_error "--variants takes baseline,patched (the A/B run) or one of them alone (A/A: the noise of one kernel over its boots)" ;;
 esac
 # ABBA: odd pairs boot baseline first, even pairs patched first, so a
 # drift over the run (host load, a slower second boot) does not always
@@ -97,7 +138,7 @@ pair_order() {
 }
 
 link_choose
-if ((dry)); then
+if ((RIG_DRY_RUN)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
 	printf 'sysctls: %s\nicount: %s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}"
 	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"

@@ -2,10 +2,8 @@
 # The rig's tests (make check), TAP on stdout, diagnostics as "# ..." on
 # stderr, logs in results/check-<timestamp>/.  The last line on stdout is
 # "N passed, N failed, N skipped", alone.  Exit 0 when nothing failed
-# (skips allowed), 1 when a test failed, 2 on bad usage.
-#
-# Usage: run-tests.sh [--list] [-t GROUP]... [--accel tcg|kvm] [--link tap|socket]
-#                     [--tree 6.1|6.12]
+# (skips allowed), 1 when a test failed, 2 on bad usage.  Options:
+# usage() below (--help).
 #
 # Topology of the guest tests (link: qemu-net/link.sh):
 #   tap (default): rigtap0 -- rigbr0 -- rigtap1 in a private netns of the
@@ -44,27 +42,56 @@ for f in "$RIG_TOP"/net-tests/tests/*.sh; do
 	. "$f"
 done
 
+mapfile -t groups < <(awk -F'|' 'NF>=3{print $1}' <<<"$GROUPS_TABLE")
+
+usage() {
+	cat <<-EOF
+		Usage: net-tests/run-tests.sh [-t GROUP]... [--list] [--accel tcg|kvm]
+		                              [--link tap|socket] [--tree 6.1|6.12]
+		The rig's tests (make check): TAP 13 on stdout, diagnostics as "# ..."
+		on stderr, logs in \$RIG_RESULTS/check-<time>/; the last line on stdout
+		is "N passed, N failed, N skipped", alone.
+		  -t GROUP      run GROUP (again for more); default: every group, the
+		                opt-in ones (debug, tree) only with RIG_CHECK_DEBUG=1,
+		                RIG_CHECK_TREE=1
+		  --list        print the groups (those named with -t, or all), run none
+		  --accel A     QEMU accelerator, tcg or kvm (default: RIG_ACCEL)
+		  --link L      the guests' link, tap or socket (default: RIG_LINK;
+		                empty = tap if this run can make it, else socket)
+		  --tree T      kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  -h, --help    this text
+		Groups: ${groups[*]}
+		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
+		Exit: 0 nothing failed (skips allowed), 1 a test failed, 2 bad usage.
+		Examples:
+		  net-tests/run-tests.sh --list
+		  net-tests/run-tests.sh -t static
+		  net-tests/run-tests.sh -t pair --link socket
+	EOF
+}
+
 sel=()
 list=0
 while (($#)); do
 	case "$1" in
 	--list) list=1 ;;
-	-t) sel+=("$2"); shift ;;
-	--accel) export RIG_ACCEL=$2; shift ;;
-	--link) export RIG_LINK=$2; shift ;;
-	--tree) rig_tree_set "$2"; shift ;;
-	-h | --help) sed -n '2,8p' "$0"; exit 0 ;;
-	*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
+	-t) opt_value "$@"; sel+=("$2"); shift ;;
+	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
+	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
+	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option '$1'" ;;
 	esac
 	shift
 done
 
-mapfile -t groups < <(awk -F'|' 'NF>=3{print $1}' <<<"$GROUPS_TABLE")
 for g in "${sel[@]}"; do
-	[[ " ${groups[*]} " == *" $g "* ]] || die "$E_USAGE" "unknown test group '$g' (groups: ${groups[*]})"
+	[[ " ${groups[*]} " == *" $g "* ]] || usage_error "unknown test group '$g' (groups: ${groups[*]})"
 done
+rig_settings_check
 if ((list)); then
-	awk -F'|' 'NF>=3{printf "%-10s %s\n", $1, $3}' <<<"$GROUPS_TABLE"
+	awk -F'|' -v sel=" ${sel[*]} " 'NF>=3 && (sel == "  " || index(sel, " " $1 " ")) {
+		printf "%-10s %s\n", $1, $3}' <<<"$GROUPS_TABLE"
 	exit 0
 fi
 # Groups named with -t (opt-in groups run only when named or enabled).

@@ -1,16 +1,36 @@
 #!/bin/bash
 # Apply the series (patches/series, or $RIG_PATCHES/series) to a fresh
 # throw-away worktree of the cached tree at tag base, and leave it there.
-# Usage: apply-series.sh WORKTREE_DIR    (the directory must not exist)
-# Exit 5 naming the patch that does not apply, with git's reject.
+# Options: usage().
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=qemu-net/tree.sh
 . "$RIG_TOP/qemu-net/tree.sh"
 
-wt=${1:?usage: apply-series.sh WORKTREE_DIR}
-[[ -e "$wt" ]] && die "$E_USAGE" "$wt exists"
+usage() {
+	cat <<-'EOF'
+		Usage: qemu-net/apply-series.sh WORKTREE_DIR
+		Apply the series (RIG_PATCHES/series; default patches/series) with
+		git am to a new worktree WORKTREE_DIR (must not exist) of the cached
+		kernel tree at tag base, and leave it there.
+		  -h, --help   this text
+		Exit: 0 applied, 2 bad usage, 5 a patch does not apply (named, with
+		git's reject).
+	EOF
+}
+
+wt=''
+while (($#)); do
+	case "$1" in
+	-h | --help) usage; exit 0 ;;
+	-*) usage_error "unknown option '$1'" ;;
+	*) [[ -z "$wt" ]] || usage_error "one WORKTREE_DIR only: '$1'"; wt=$1 ;;
+	esac
+	shift
+done
+[[ -n "$wt" ]] || usage_error "no WORKTREE_DIR given"
+[[ -e "$wt" ]] && usage_error "$wt exists"
 src=$(tree_ensure)
 git -C "$src" worktree prune
 git -C "$src" worktree add -q --detach "$wt" base

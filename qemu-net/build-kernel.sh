@@ -3,25 +3,49 @@
 # per-variant O= directory, and install it under
 # $RIG_KERNELS/<variant>-<key>/ (bzImage, modules, config).
 # The key hashes tarball + config fragments + series (+ compiler): an
-# unchanged key is a cache hit and builds nothing.
-#
-# Usage: build-kernel.sh [--dry-run] VARIANT     VARIANT: baseline|patched|debug
-# Prints the install directory on stdout.
+# unchanged key is a cache hit and builds nothing.  Options: usage().
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=qemu-net/tree.sh
 . "$RIG_TOP/qemu-net/tree.sh"
 
-dry=0
-[[ "${1:-}" == --dry-run ]] && { dry=1; shift; }
-variant=${1:-}
+usage() {
+	cat <<-'EOF'
+		Usage: qemu-net/build-kernel.sh [--dry-run] VARIANT
+		Build one guest kernel of the tree RIG_TREE (cached: an unchanged
+		tarball, config and series build nothing) and print its directory.
+		  VARIANT      baseline (tag base), patched (base + the series) or
+		               debug (patched + configs/debug.config)
+		  --dry-run    print the cache key and the make commands, build nothing
+		  -h, --help   this text
+		Settings: RIG_CACHE, RIG_TREE, RIG_TARBALL, RIG_PATCHES, RIG_JOBS
+		(README.md "Settings", qemu-net/defaults.sh).
+		Exit: 0 ok, 2 bad usage, 3 package missing, 5 a patch does not apply,
+		6 the build failed.
+		Examples:
+		  qemu-net/build-kernel.sh --dry-run patched
+	EOF
+}
+
+dry=0 variant=''
+while (($#)); do
+	case "$1" in
+	--dry-run) dry=1 ;;
+	-h | --help) usage; exit 0 ;;
+	-*) usage_error "unknown option '$1'" ;;
+	*) [[ -z "$variant" ]] || usage_error "one VARIANT only: '$1'"; variant=$1 ;;
+	esac
+	shift
+done
 case "$variant" in
 baseline) ref=base; frags=(guest.config) ;;
 patched) ref=patched; frags=(guest.config series.config) ;;
 debug) ref=patched; frags=(guest.config series.config debug.config) ;;
-*) die "$E_USAGE" "usage: build-kernel.sh [--dry-run] baseline|patched|debug" ;;
+'') usage_error "no VARIANT given" ;;
+*) usage_error "VARIANT must be baseline, patched or debug, not '$variant'" ;;
 esac
+rig_settings_check
 
 # series.config holds the options the series adds (absent in base).
 fragpaths=()
@@ -41,8 +65,8 @@ out=$RIG_KERNELS/$variant-$key
 # baseline and patched share one O= dir: they differ in the files the
 # series touches (and series.config symbols), so switching between them
 # rebuilds only those.  debug (KASAN etc.) differs everywhere: own dir.
-bdir=$SKB_TAILROOM_CACHE/build/$RIG_TREE/main
-[[ "$variant" == debug ]] && bdir=$SKB_TAILROOM_CACHE/build/$RIG_TREE/debug
+bdir=$RIG_CACHE/build/$RIG_TREE/main
+[[ "$variant" == debug ]] && bdir=$RIG_CACHE/build/$RIG_TREE/debug
 
 mk=(make -j"$RIG_JOBS" O="$bdir" CC="ccache gcc" HOSTCC="ccache gcc"
 	KBUILD_BUILD_TIMESTAMP="2009-02-10" KBUILD_BUILD_USER=rig
@@ -66,13 +90,13 @@ if [[ -f "$out/bzImage" ]]; then
 fi
 
 command -v ccache >/dev/null || die "$E_PKG" "ccache missing: run qemu-net/install-deps.sh"
-export CCACHE_DIR=$SKB_TAILROOM_CACHE/ccache CCACHE_MAXSIZE=8G
+export CCACHE_DIR=$RIG_CACHE/ccache CCACHE_MAXSIZE=8G
 src=$(tree_ensure)
 # One tree serves every variant, so builds of it are serialised.
-exec 9>"$SKB_TAILROOM_CACHE/src/.lock-$RIG_TREE"
+exec 9>"$RIG_CACHE/src/.lock-$RIG_TREE"
 flock 9
 tree_checkout "$src" "$ref"
-logs=$SKB_TAILROOM_CACHE/logs/$RIG_TREE
+logs=$RIG_CACHE/logs/$RIG_TREE
 mkdir -p "$logs"
 mkdir -p "$bdir"
 

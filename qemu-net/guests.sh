@@ -23,7 +23,14 @@ GUEST_RUN=
 guests_start() {
 	local run=$1 kdir=$2 extra=${3:-} initrd g i pidf accel wrap
 	GUEST_RUN=$run
-	initrd=$("$RIG_TOP/qemu-net/mkinitramfs.sh" "$kdir") || return
+	if ((RIG_DRY_RUN)); then
+		# (the kernel may not be built yet: nothing to make an initrd for)
+		printf '%q ' "$RIG_TOP/qemu-net/mkinitramfs.sh" "$kdir"
+		echo
+		initrd=$kdir/initrd.img
+	else
+		initrd=$("$RIG_TOP/qemu-net/mkinitramfs.sh" "$kdir") || return
+	fi
 	mkdir -p "$run"
 	link_choose
 	printf '%s (%s)\n' "$RIG_LINK_USED" "$RIG_LINK_WHY" >"$run/link.txt"
@@ -64,12 +71,12 @@ guests_start() {
 			-device "virtio-9p-pci,fsdev=rig,mount_tag=rig"
 			-fsdev "local,id=src,path=$RIG_TOP,security_model=none,readonly=on"
 			-device "virtio-9p-pci,fsdev=src,mount_tag=src")
-		if [[ -n "${RIG_WIRE_PCAP:-}" && $i == 0 ]]; then
+		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then
 			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
 		fi
 		printf '%q ' "${cmd[@]}" >"$run/$g/qemu.cmd"
 		echo >>"$run/$g/qemu.cmd"
-		((${RIG_DRY_RUN:-0})) && { cat "$run/$g/qemu.cmd"; continue; }
+		((RIG_DRY_RUN)) && { cat "$run/$g/qemu.cmd"; continue; }
 		pidf=$run/$g/qemu.pid
 		# QEMU dies with this shell even if the shell is SIGKILLed
 		# (nsenter, for the tap link, execs QEMU in the same process).
@@ -80,9 +87,9 @@ guests_start() {
 		# B connects to A's listening socket: wait until it listens.
 		((i == 0)) && [[ "$RIG_LINK_USED" == socket ]] && wait_listen "$LINK_PORT" "$g"
 	done
-	((${RIG_DRY_RUN:-0})) && return 0
+	((RIG_DRY_RUN)) && return 0
 	for g in "${GUEST_NAMES[@]}"; do
-		guest_wait_ready "$g" "${RIG_BOOT_TIMEOUT:-90}" || return
+		guest_wait_ready "$g" "$RIG_BOOT_TIMEOUT" || return
 	done
 }
 
@@ -141,7 +148,7 @@ guest_wait_ready() {
 # output goes to stdout, its exit status is returned.  Returns 124 on
 # timeout; a dead guest ends the run (exit 7) with its console.
 guest_exec() {
-	local timeout=${RIG_EXEC_TIMEOUT:-300}
+	local timeout=$RIG_EXEC_TIMEOUT
 	[[ "$1" == -t ]] && { timeout=$2; shift 2; }
 	local g=$1 script=$2 n dir start=$SECONDS
 	dir=$GUEST_RUN/$g/jobs

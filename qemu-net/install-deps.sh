@@ -1,11 +1,28 @@
 #!/bin/bash
-# Install the Debian packages the rig needs (idempotent).
-# Usage: install-deps.sh [PACKAGE...]   (default: the rig's list)
+# Install the Debian packages the rig needs (idempotent).  Options: usage().
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-pkgs=("$@")
+usage() {
+	cat <<-'EOF'
+		Usage: qemu-net/install-deps.sh [PACKAGE...]
+		Install Debian packages with apt-get, those not installed yet
+		(default: the rig's list, qemu-net/packages.txt; make deps).
+		  -h, --help   this text
+		Exit: 0 ok, 2 bad usage, 3 a package is unknown or does not install.
+	EOF
+}
+
+pkgs=()
+while (($#)); do
+	case "$1" in
+	-h | --help) usage; exit 0 ;;
+	-*) usage_error "unknown option '$1'" ;;
+	*) pkgs+=("$1") ;;
+	esac
+	shift
+done
 if ((${#pkgs[@]} == 0)); then
 	list=$(awk '!/^#/ && NF {print $1}' "$RIG_TOP/qemu-net/packages.txt") ||
 		die "$E_PKG" "cannot read $RIG_TOP/qemu-net/packages.txt"
@@ -22,7 +39,7 @@ done
 
 sudo=()
 ((EUID == 0)) || sudo=(sudo)
-logf=$SKB_TAILROOM_CACHE/logs/apt.log
+logf=$RIG_CACHE/logs/apt.log
 mkdir -p "$(dirname "$logf")"
 log "installing: ${missing[*]}"
 # Unknown names are reported by apt-cache before anything is installed.

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Common helpers for the skb-tailroom rig.  Sourced, never executed.
 #
-# Settings follow strongSwan testing/testing.conf: a git-ignored
-# rig.local at the top of the repository may set any of these first.
+# Settings (RIG_*), their defaults and where they come from (options,
+# environment, a git-ignored rig.local, defaults): qemu-net/defaults.sh.
 #
 # Exit codes used by every rig command (also in README.md):
 #   0 ok            1 test/benchmark failure   2 usage / bad input
@@ -11,24 +11,16 @@
 #   9 traffic failed (iperf3 error, zero throughput, data mismatch)
 
 RIG_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-if [[ -f "$RIG_TOP/rig.local" ]]; then
-	# shellcheck source=/dev/null
-	. "$RIG_TOP/rig.local"
-fi
-
-: "${SKB_TAILROOM_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/skb-tailroom}"
-# RIG_TREE picks Debian's linux-source-$RIG_TREE; RIG_TARBALL, RIG_PATCHES
-# and RIG_KERNELS follow it (rig_tree_set, below) unless given.
-: "${RIG_TREE:=6.1}" # 6.1|6.12
-RIG_TARBALL_GIVEN=${RIG_TARBALL:-}
-RIG_PATCHES_GIVEN=${RIG_PATCHES:-}
-: "${RIG_JOBS:=$(nproc)}"
-: "${RIG_ACCEL:=tcg}"
-: "${RIG_MEM:=768}"
-: "${RIG_ICOUNT:=}" # TCG only: QEMU -icount SPEC, e.g. shift=0,sleep=on
-: "${RIG_LINK:=}"   # tap|socket; empty = tap if the run can make it, else socket
-: "${RIG_RESULTS:=$RIG_TOP/results}"
-export SKB_TAILROOM_CACHE
+# shellcheck source=qemu-net/defaults.sh
+. "$RIG_TOP/qemu-net/defaults.sh"
+# RIG_TARBALL and RIG_PATCHES as the user gave them (empty: they follow
+# RIG_TREE, rig_tree_set below).
+RIG_TARBALL_GIVEN=$RIG_TARBALL
+RIG_PATCHES_GIVEN=$RIG_PATCHES
+# --dry-run (pair.sh, bench.sh): print the plan, build and boot nothing.
+# Set by the option only, never from the environment.
+# shellcheck disable=SC2034 # read by guests.sh, link.sh and the commands
+RIG_DRY_RUN=0
 
 readonly E_FAIL=1 E_USAGE=2 E_PKG=3 E_SKIP=4 E_PATCH=5 E_BUILD=6 \
 	E_GUEST=7 E_IKE=8 E_TRAFFIC=9
@@ -45,15 +37,55 @@ die() {
 	[[ -z "${REASON_FILE:-}" ]] || printf '%s' "$msg" >"$REASON_FILE" || true
 	if [[ -n "$file" && -f "$file" ]]; then
 		printf -- '--- last lines of %s ---\n' "$file" >&2
-		tail -n "${RIG_TAIL:-40}" "$file" >&2
+		tail -n "$RIG_TAIL" "$file" >&2
 		printf -- '--- end of %s ---\n' "$file" >&2
 	fi
 	exit "$code"
 }
 
+# The command line.  Every entry point defines usage(), which prints its
+# usage on stdout (-h/--help: exit 0), and parses all its options before
+# it does any work (net-tests/tests/static.sh runs each one with --help
+# and with a bad option, with the commands that do work replaced).
+# usage_error MESSAGE: bad usage: the usage and MESSAGE on stderr, exit
+# E_USAGE.
+usage_error() {
+	usage >&2
+	die "$E_USAGE" "$1"
+}
+
+# opt_value OPTION ARG...: called as opt_value "$@" for an option that
+# takes a value: bad usage if there is none.
+opt_value() { (($# >= 2)) || usage_error "$1 needs a value"; }
+
+# rig_settings_check: the settings (options, environment, rig.local) a
+# run uses make sense; called once the options are parsed, so that a typo
+# stops the run before a kernel build, not after it.
+rig_settings_check() {
+	local v
+	case "$RIG_ACCEL" in
+	tcg | kvm) ;;
+	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
+	esac
+	case "$RIG_LINK" in
+	'' | auto | tap | socket) ;;
+	*) die "$E_USAGE" "RIG_LINK/--link must be tap or socket (or empty for auto), not '$RIG_LINK'" ;;
+	esac
+	[[ -z "$RIG_ICOUNT" || "$RIG_ACCEL" == tcg ]] ||
+		die "$E_USAGE" "-icount is TCG only: RIG_ICOUNT/--icount with --accel kvm"
+	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE; do
+		[[ "${!v}" == [01] ]] || die "$E_USAGE" "$v must be 0 or 1, not '${!v}'"
+	done
+	for v in RIG_JOBS RIG_MEM RIG_BOOT_TIMEOUT RIG_EXEC_TIMEOUT RIG_TAIL \
+		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_ACCT_UDP_LEN; do
+		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
+	done
+}
+
 # rig_tree_set TREE: the kernel tree every command of this run uses
-# (--tree, RIG_TREE): 6.1 -> patches/, 6.12 -> patches/6.12/; kernels
-# are cached per tree in $RIG_KERNELS.  Exported, so children agree.
+# (--tree, RIG_TREE): 6.1 -> patches/, 6.12 -> patches/6.12/ (unless
+# RIG_TARBALL/RIG_PATCHES were given); kernels are cached per tree in
+# $RIG_KERNELS, under $RIG_CACHE.  Exported, so children agree.
 RIG_TREES="6.1 6.12"
 rig_tree_set() {
 	case " $RIG_TREES " in
@@ -61,7 +93,8 @@ rig_tree_set() {
 	*) die "$E_USAGE" "tree '$1' unknown (one of: $RIG_TREES)" ;;
 	esac
 	RIG_TREE=$1
-	RIG_TARBALL=${RIG_TARBALL_GIVEN:-/usr/src/linux-source-$1.tar.xz}
+	RIG_TARBALL=$RIG_TARBALL_GIVEN
+	[[ -n "$RIG_TARBALL" ]] || RIG_TARBALL=/usr/src/linux-source-$1.tar.xz
 	if [[ -n "$RIG_PATCHES_GIVEN" ]]; then
 		RIG_PATCHES=$RIG_PATCHES_GIVEN
 	elif [[ "$1" == 6.1 ]]; then
@@ -69,7 +102,7 @@ rig_tree_set() {
 	else
 		RIG_PATCHES=$RIG_TOP/patches/$1
 	fi
-	RIG_KERNELS=$SKB_TAILROOM_CACHE/kernels/$1
+	RIG_KERNELS=$RIG_CACHE/kernels/$1
 	export RIG_TREE RIG_KERNELS
 }
 rig_tree_set "$RIG_TREE"

@@ -52,9 +52,9 @@ link_probe() {
 # print one line saying which and why.  --link tap that cannot be made
 # exits with E_GUEST (the guests cannot be started as asked).
 link_choose() {
-	[[ -n "${RIG_LINK_USED:-}" && "${RIG_LINK_FOR-x}" == "${RIG_LINK:-}" ]] && return 0
+	[[ -n "${RIG_LINK_USED:-}" && -n "${RIG_LINK_FOR+set}" && "$RIG_LINK_FOR" == "$RIG_LINK" ]] && return 0
 	local why
-	case "${RIG_LINK:-}" in
+	case "$RIG_LINK" in
 	socket) RIG_LINK_USED=socket RIG_LINK_WHY="asked for: --link socket or RIG_LINK=socket" ;;
 	tap)
 		why=$(link_probe) ||
@@ -70,7 +70,7 @@ link_choose() {
 		;;
 	*) die "$E_USAGE" "RIG_LINK/--link must be tap or socket (or empty for auto), not '$RIG_LINK'" ;;
 	esac
-	RIG_LINK_FOR=${RIG_LINK:-}
+	RIG_LINK_FOR=$RIG_LINK
 	export RIG_LINK_USED RIG_LINK_WHY RIG_LINK_FOR
 	printf 'link: %s (%s)\n' "$RIG_LINK_USED" "$RIG_LINK_WHY" >&2
 }
@@ -86,7 +86,7 @@ holder_in_own_ns() {
 link_start() {
 	local run=$1 logf=$1/link.log i
 	[[ "$RIG_LINK_USED" == tap ]] || return 0
-	if ((${RIG_DRY_RUN:-0})); then
+	if ((RIG_DRY_RUN)); then
 		LINK_HOLDER='$HOLDER'
 		printf '%s\n' 'setpriv --pdeathsig KILL -- unshare -n -- sleep infinity & HOLDER=$!' \
 			'nsenter -t $HOLDER -n -- ip link set lo up' \

@@ -3,14 +3,32 @@
 #   userspace.cpio.gz (host Debian binaries + libs, cached by content key)
 # + modules.cpio.gz   (that kernel's modules)
 # concatenated into KERNEL_DIR/initrd.img (the kernel unpacks both).
-#
-# Usage: mkinitramfs.sh KERNEL_DIR      Prints the initrd path.
+# Options: usage().
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-kdir=${1:?usage: mkinitramfs.sh KERNEL_DIR}
-[[ -f "$kdir/info" ]] || die "$E_USAGE" "$kdir is not an installed kernel (no info file)"
+usage() {
+	cat <<-'EOF'
+		Usage: qemu-net/mkinitramfs.sh KERNEL_DIR
+		Make the guest initramfs for a kernel installed by build-kernel.sh
+		(the userspace part is cached in RIG_CACHE) and print its path.
+		  -h, --help   this text
+		Exit: 0 ok, 2 bad usage, 3 a host binary is missing, 6 build failed.
+	EOF
+}
+
+kdir=''
+while (($#)); do
+	case "$1" in
+	-h | --help) usage; exit 0 ;;
+	-*) usage_error "unknown option '$1'" ;;
+	*) [[ -z "$kdir" ]] || usage_error "one KERNEL_DIR only: '$1'"; kdir=$1 ;;
+	esac
+	shift
+done
+[[ -n "$kdir" ]] || usage_error "no KERNEL_DIR given"
+[[ -f "$kdir/info" ]] || usage_error "$kdir is not an installed kernel (no info file)"
 
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
 	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool)
@@ -27,7 +45,7 @@ ukey=$({
 	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
 		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool libc6 2>/dev/null
 } | sha)
-ucpio=$SKB_TAILROOM_CACHE/initramfs/userspace-$ukey.cpio.gz
+ucpio=$RIG_CACHE/initramfs/userspace-$ukey.cpio.gz
 
 build_userspace() {
 	local root lib p f
@@ -76,8 +94,8 @@ build_userspace() {
 }
 
 if [[ ! -f "$ucpio" ]]; then
-	step "$SKB_TAILROOM_CACHE/logs/initramfs.log" "guest userspace initramfs" build_userspace ||
-		die "$E_BUILD" "could not build the guest userspace" "$SKB_TAILROOM_CACHE/logs/initramfs.log"
+	step "$RIG_CACHE/logs/initramfs.log" "guest userspace initramfs" build_userspace ||
+		die "$E_BUILD" "could not build the guest userspace" "$RIG_CACHE/logs/initramfs.log"
 fi
 
 mcpio=$kdir/modules.cpio.gz

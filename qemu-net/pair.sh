@@ -1,17 +1,7 @@
 #!/bin/bash
 # Boot the guest pair on one kernel and run host-side shell code against
 # it; the guests are stopped when the code ends (or fails, or on ^C).
-#
-# Usage: pair.sh [--accel tcg|kvm] [--link tap|socket] [--tree 6.1|6.12] [--append ARGS]
-#                [--ike] [--keep] [--dry-run] VARIANT [-c CODE | SCRIPT]
-#   VARIANT   baseline|patched|debug (built first if not cached)
-#   --link    tap (private netns, vnet_hdr offloads) or socket; default
-#             RIG_LINK, empty = tap if it can be made, else socket
-#   --ike     start charon in both guests (b responds, a initiates)
-#   --keep    without CODE: wait (print how to reach the guests) until ^C
-#   CODE      bash, with guest_exec/ipsec_up/iperf_run/... available:
-#     pair.sh patched --ike -c 'ipsec_up v4-gcm-transport; guest_exec a "ping -c3 10.0.0.2"'
-# Exit status: CODE's, or the rig's codes (qemu-net/lib.sh).
+# Options: usage() below (--help).
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,30 +10,71 @@ set -euo pipefail
 # shellcheck source=net-tests/lib/ipsec.sh
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
 
-append='' ike=0 keep=0 code='' variant=''
+usage() {
+	cat <<-'EOF'
+		Usage: qemu-net/pair.sh [--accel tcg|kvm] [--link tap|socket] [--tree 6.1|6.12]
+		                        [--append ARGS] [--ike] [--keep] [--dry-run]
+		                        VARIANT [-c CODE | SCRIPT]
+		Boot the guest pair on one kernel and run host-side bash against it;
+		the guests are stopped when it ends (or fails, or on ^C).
+		  VARIANT      baseline, patched or debug (built first if not cached)
+		  -c CODE      bash to run, with guest_exec, ipsec_up, iperf_run, ...
+		  SCRIPT       a file of such bash
+		  --accel A    QEMU accelerator, tcg or kvm (default: RIG_ACCEL)
+		  --link L     the guests' link, tap (private netns, vnet_hdr offloads)
+		               or socket (default: RIG_LINK; empty = tap if this run
+		               can make it, else socket)
+		  --tree T     kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --append A   more kernel command line for both guests
+		  --ike        start charon in both guests (b responds, a initiates)
+		  --keep       without CODE: keep the guests up (print how to reach
+		               them) until ^C
+		  --dry-run    print the build, initramfs and QEMU commands, boot nothing
+		  -h, --help   this text
+		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
+		Exit: CODE's status, or the rig's codes (2 bad usage, 3-9 see README.md).
+		Examples:
+		  qemu-net/pair.sh patched --ike -c 'ipsec_up v4-gcm-transport; guest_exec a "ping -c3 10.0.0.2"'
+		  qemu-net/pair.sh baseline --keep
+		  qemu-net/pair.sh baseline --link socket --ike -c 'ipsec_up v4-gcm-transport'
+	EOF
+}
+
+append='' ike=0 keep=0 code='' script='' variant=''
 while (($#)); do
 	case "$1" in
-	--accel) export RIG_ACCEL=$2; shift ;;
-	--link) export RIG_LINK=$2; shift ;;
-	--tree) rig_tree_set "$2"; shift ;;
-	--append) append=$2; shift ;;
+	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
+	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
+	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
+	--append) opt_value "$@"; append=$2; shift ;;
 	--ike) ike=1 ;;
 	--keep) keep=1 ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
-	-c) code=$2; shift ;;
-	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
-	-*) die "$E_USAGE" "unknown option '$1' (try --help)" ;;
+	-c) opt_value "$@"; code=$2; shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) usage_error "unknown option '$1'" ;;
 	*)
 		if [[ -z "$variant" ]]; then variant=$1
-		else code=$(cat "$1")
+		elif [[ -z "$script" ]]; then script=$1
+		else usage_error "one VARIANT and one SCRIPT at most: '$1'"
 		fi
 		;;
 	esac
 	shift
 done
-[[ -n "$variant" ]] || die "$E_USAGE" "usage: pair.sh [options] VARIANT [-c CODE | SCRIPT]"
+[[ -n "$variant" ]] || usage_error "no VARIANT given"
+case "$variant" in
+baseline | patched | debug) ;;
+*) usage_error "VARIANT must be baseline, patched or debug, not '$variant'" ;;
+esac
+if [[ -n "$script" ]]; then
+	[[ -z "$code" ]] || usage_error "-c CODE and SCRIPT: one of them"
+	[[ -r "$script" ]] || usage_error "cannot read SCRIPT '$script'"
+	code=$(cat "$script")
+fi
+rig_settings_check
 
-if ((${RIG_DRY_RUN:-0})); then
+if ((RIG_DRY_RUN)); then
 	"$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$variant"
 	kdir=$RIG_KERNELS/$variant
 else
@@ -53,7 +84,7 @@ run=${RIG_RUN_DIR:-$RIG_RESULTS/pair-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$run"
 start=$SECONDS
 guests_start "$run" "$kdir" "$append"
-((${RIG_DRY_RUN:-0})) && exit 0
+((RIG_DRY_RUN)) && exit 0
 log "guest pair up in $((SECONDS - start))s ($run)"
 ((ike)) && ipsec_start
 if [[ -n "$code" ]]; then

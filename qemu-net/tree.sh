@@ -45,15 +45,15 @@ series_key() {
 tree_ensure() {
 	local key dir tmp
 	key=$(tarball_key)
-	dir=$SKB_TAILROOM_CACHE/src/linux-$key
+	dir=$RIG_CACHE/src/linux-$key
 	if [[ ! -f "$dir/.rig-ready" ]]; then
 		rm -rf "$dir" "$dir.tmp"
 		tmp=$dir.tmp
 		mkdir -p "$tmp"
-		step "$SKB_TAILROOM_CACHE/logs/extract-$RIG_TREE.log" \
+		step "$RIG_CACHE/logs/extract-$RIG_TREE.log" \
 			"extract $(basename "$RIG_TARBALL") and make a git tree" \
 			tree_extract "$tmp" >&2 ||
-			die "$E_BUILD" "could not extract $RIG_TARBALL" "$SKB_TAILROOM_CACHE/logs/extract-$RIG_TREE.log"
+			die "$E_BUILD" "could not extract $RIG_TARBALL" "$RIG_CACHE/logs/extract-$RIG_TREE.log"
 		mv "$tmp/linux" "$dir"
 		rm -rf "$tmp"
 		touch "$dir/.rig-ready"
@@ -80,7 +80,7 @@ tree_extract() {
 # series_apply DIR: git am the series onto DIR's HEAD, one patch at a
 # time; on failure name the patch and show git's reject (exit E_PATCH).
 series_apply() {
-	local dir=$1 logf=$SKB_TAILROOM_CACHE/logs/git-am-$RIG_TREE.log f n=0 list
+	local dir=$1 logf=$RIG_CACHE/logs/git-am-$RIG_TREE.log f n=0 list
 	list=$(series_files) || die "$E_PATCH" "cannot read the series (see above)"
 	mkdir -p "$(dirname "$logf")"
 	: >"$logf"

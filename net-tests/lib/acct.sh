@@ -3,7 +3,7 @@
 # fixed-size transfer with kprobe counting on the sender (guest a).
 # Sourced after ipsec.sh and rows.sh.
 
-: "${ACCT_TCP_BYTES:=8M}" "${ACCT_UDP_BYTES:=4M}" "${ACCT_UDP_LEN:=1300}"
+# Transfer sizes: RIG_ACCT_*, RIG_DEMAND_* (qemu-net/defaults.sh).
 ACCT_PING_SIZES=(56 1000 1400 3000)
 
 # acct_prepare KERNEL_DIR: offsets for that kernel into guest a's share.
@@ -18,7 +18,7 @@ transfer_cmd() {
 	peer=$(peer_addr "$(row_family "$row")")
 	case "$(row_proto "$row")" in
 	tcp) echo "iperf3 -c $peer -n $2 -J >$4" ;;
-	udp) echo "iperf3 -c $peer -u -b 200M -l $ACCT_UDP_LEN -n $3 -J >$4" ;;
+	udp) echo "iperf3 -c $peer -u -b 200M -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
 	*) return 1 ;;
 	esac
 }
@@ -30,7 +30,7 @@ acct_cmd() {
 	f=$(row_family "$row")
 	peer=$(peer_addr "$f")
 	case "$p" in
-	tcp | udp) cmd=$(transfer_cmd "$row" "$ACCT_TCP_BYTES" "$ACCT_UDP_BYTES" /rig/acct-iperf.json) ;;
+	tcp | udp) cmd=$(transfer_cmd "$row" "$RIG_ACCT_TCP_BYTES" "$RIG_ACCT_UDP_BYTES" /rig/acct-iperf.json) ;;
 	icmp)
 		cmd=""
 		for s in "${ACCT_PING_SIZES[@]}"; do
@@ -94,12 +94,11 @@ acct_json() {
 # the transfer in each guest; under -icount the guest's clock counts
 # instructions (2^shift ns each), so the busy time is an instruction
 # count.  Resolution: one tick per field (10^7 instructions at shift=0),
-# hence transfers of tens of MB.  The whole guest is counted (iperf3,
-# softirq, charon's idle wakeups, the rig's job loop).
-: "${DEMAND_TCP_BYTES:=64M}" "${DEMAND_UDP_BYTES:=16M}"
+# hence transfers of tens of MB (RIG_DEMAND_*).  The whole guest is
+# counted (iperf3, softirq, charon's idle wakeups, the rig's job loop).
 # Plaintext TCP on the tap link (TSO, checksum offload) costs ~1,500
-# instructions per KB: 64M is only ~10 ticks, so those rows send more.
-: "${DEMAND_PLAIN_TCP_BYTES:=512M}"
+# instructions per KB: 64M is only ~10 ticks, so those rows send more
+# (RIG_DEMAND_PLAIN_TCP_BYTES).
 
 # busy ticks of a /proc/stat "cpu" line
 stat_busy() { awk '{print $2 + $3 + $4 + $7 + $8}' <<<"$1"; }
@@ -107,9 +106,9 @@ stat_busy() { awk '{print $2 + $3 + $4 + $7 + $8}' <<<"$1"; }
 # demand_row ROW OUTFILE: KEY=VALUE (bytes, snd_ticks, rcv_ticks) in
 # OUTFILE; the iperf3 JSON next to it (OUTFILE.json).
 demand_row() {
-	local row=$1 outf=$2 cmd tcp=$DEMAND_TCP_BYTES b0 b1 a0 a1 out bytes
-	[[ "$row" == *-plain ]] && tcp=$DEMAND_PLAIN_TCP_BYTES
-	cmd=$(transfer_cmd "$row" "$tcp" "$DEMAND_UDP_BYTES" /rig/demand-iperf.json) || return 0
+	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES b0 b1 a0 a1 out bytes
+	[[ "$row" == *-plain ]] && tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
+	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json) || return 0
 	b0=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
 	out=$(guest_exec -t 300 a "head -n 1 /proc/stat; $cmd; rc=\$?; head -n 1 /proc/stat; exit \$rc") ||
 		die "$E_TRAFFIC" "service demand transfer for $row failed"

@@ -15,7 +15,7 @@ ike_fail() {
 	printf 'ERROR: IKE: %s\n' "$1" >&2
 	for g in b a; do
 		printf -- '--- charon log of guest %s (%s) ---\n' "$g" "$GUEST_RUN/$g/charon.log" >&2
-		tail -n "${RIG_TAIL:-25}" "$GUEST_RUN/$g/charon.log" >&2 2>/dev/null || true
+		tail -n "$RIG_TAIL" "$GUEST_RUN/$g/charon.log" >&2 2>/dev/null || true
 	done
 	return "$E_IKE"
 }

@@ -4,7 +4,6 @@
 # ipsec.sh.
 
 PAYLOAD=/src/net-tests/tools/skbt-payload
-: "${PAYLOAD_UDP_SIZES:=1-1500,1999-2001,3000,4095-4097,8000,16000}"
 
 payload_build() {
 	make -s -C "$RIG_TOP/net-tests/tools" all >&2 ||

@@ -80,9 +80,9 @@ run_group() {
 # that exits inside check_setup records that step as failed.
 tap_setup_exit() {
 	[[ -n "$TAP_SETUP" ]] || return 0
-	local why
+	local why rc=$RIG_EXIT_RC
 	why=$(last_reason)
-	result "$TAP_SETUP" 1 "${why:-setup failed} (group exited ${RIG_EXIT_RC:-?}, see log)"
+	result "$TAP_SETUP" 1 "${why:-setup failed} (group exited ${rc:-?}, see log)"
 	TAP_SETUP=
 }
 

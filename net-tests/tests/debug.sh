@@ -111,14 +111,14 @@ t_debug_consoles() {
 # minutes, and the ACPI interpreter hits AE_AML_LOOP_TIMEOUT evaluating
 # _PRT: legacy PCI IRQ routing (pci=noacpi) avoids that.
 debug_boot() {
-	RIG_MEM=1536 RIG_BOOT_TIMEOUT=${RIG_DEBUG_BOOT_TIMEOUT:-900} \
+	RIG_MEM=$RIG_DEBUG_MEM RIG_BOOT_TIMEOUT=$RIG_DEBUG_BOOT_TIMEOUT \
 		guests_start "$CHECK_DIR/debug" "$RIG_KERNELS/debug" \
 		"slub_debug=FZPU kmemleak=on pci=noacpi"
 	ipsec_start
 }
 
 group_debug() {
-	if [[ "${RIG_CHECK_DEBUG:-0}" != 1 && "$CHECK_EXPLICIT" != *" debug "* ]]; then
+	if [[ "$RIG_CHECK_DEBUG" != 1 && "$CHECK_EXPLICIT" != *" debug "* ]]; then
 		result debug-kernel 4 "opt-in: RIG_CHECK_DEBUG=1 or -t debug (third kernel build)"
 		return
 	fi

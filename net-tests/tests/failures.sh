@@ -12,8 +12,7 @@
 . "$RIG_TOP/qemu-net/tree.sh"
 
 pair_cmd() {
-	RIG_RUN_DIR=$CHECK_DIR/fail-$1 RIG_BOOT_TIMEOUT=${RIG_BOOT_TIMEOUT:-90} \
-		"$RIG_TOP/qemu-net/pair.sh" "${@:2}"
+	RIG_RUN_DIR=$CHECK_DIR/fail-$1 "$RIG_TOP/qemu-net/pair.sh" "${@:2}"
 }
 
 t_fail_package() {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Group "pair": boot both guests on the patched kernel (RIG_PAIR_KERNEL
-# overrides: a variant already in the cache, e.g. baseline), on the run's
+# picks another variant already in the cache, e.g. baseline), on the run's
 # link (qemu-net/link.sh: tap by default, socket as the fallback or with
 # --link socket), then for every (family x proposal x mode) child: IKE
 # up, ping and a short iperf3 through the tunnel, and proof that ESP
@@ -9,7 +9,7 @@
 # the QEMUs run in the run's own netns, and after the pair is stopped no
 # QEMU, namespace holder, tap or bridge is left.
 
-PAIR_KERNEL=${RIG_PAIR_KERNEL:-patched}
+PAIR_KERNEL=$RIG_PAIR_KERNEL
 #
 # Deliberate breakages seen to fail:
 #  - "ipsec_start || true" in pair_boot (its status ignored):

@@ -36,6 +36,38 @@
 #  - the controls' A/A floor left out, or taken per kernel instead of
 #    pooled: -noisy (receiver +16 % "worse") and -kept-runs.
 #  - an A/A run (one kernel) reported as "controls steady": -aa.
+#  Settings (qemu-net/defaults.sh) and the command line, each run alone:
+#  - static-settings-readme: README without the RIG_TAIL row ("RIG_TAIL:
+#    a setting (default '40'), not in README's Settings table"); a README
+#    row RIG_BOGUS; RIG_MEM's default 1024 in defaults.sh (README 768);
+#    RIG_TAIL's comment line removed; a new RIG_NEW in defaults.sh only;
+#    a DEBUG_ARGS ?= in the Makefile only.
+#  - static-settings-one-place: ${RIG_BOOT_TIMEOUT:-90} back in guests.sh
+#    ("a second default"); : "${ACCT_TCP_BYTES:=8M}" back in acct.sh
+#    ("assigns a default outside qemu-net/defaults.sh"); wire.sh reading
+#    ${RIG_WIRE_MARKER:-...} and ${RIG_WIRE_SUFFIX:-} (not settings);
+#    $SKB_TAILROOM_CACHE in build-kernel.sh; pair.sh no longer reading
+#    RIG_PAIR_KERNEL ("a setting ... that no script reads"); ACCT_UDP_LEN
+#    in defaults.sh ("does not start with RIG_").
+#  - static-settings-sources: defaults.sh without the loop that puts the
+#    environment back after rig.local (case 3: "got '1024 /local ...'");
+#    without the SKB_TAILROOM_CACHE line, and with it losing to RIG_CACHE
+#    (case 4: "/new"); rig_tree_set ignoring RIG_PATCHES (case 7).
+#  - static-usage-entry-points: main's install-deps.sh (--help: exit 3,
+#    dpkg-query, apt-cache, apt-get update called) and apply-series.sh
+#    (--help: exit 6, the tree extracted: sha256sum, tar called); bench.sh
+#    --pairs without opt_value (exit 1, "unbound variable"); pair.sh
+#    --help as the old sed -n '2,15p' ("no usage on stdout"); the
+#    Makefile without its .DEFAULT rule (make with an unknown target: "no
+#    usage on stderr"); usage_error printing the usage on stdout (27
+#    commands); run-tests.sh --help on stderr.
+#  - static-usage-examples: make help's old example CHECK_ARGS="-t ike -t
+#    boot" ("unknown test group 'ike'"); a README example with --keepp;
+#    "make chek" in README ("make has no target chek"); guests_start
+#    running mkinitramfs.sh in a dry run, as before (pair.sh examples:
+#    exit 2, "not an installed kernel"); "report.py <run-dir>" ("no
+#    sample"); a bad row in bench.sh's usage example; bench.sh running
+#    git describe before its --dry-run exit ("did work").
 #  Breakages of the other groups' code these self-tests catch are
 #  listed in those files.
 
@@ -692,6 +724,447 @@ t_verdict_kept_runs() {
 		{ reason "docs/results/{${bad[*]}}/verdict.json is not what report.py computes now (diff against $d)"; return 1; }
 }
 
+# --- settings (qemu-net/defaults.sh) and the command line ---------------
+
+# st_settings_py CHECK: the settings checks, in python (README table,
+# defaults file, scripts); prints one problem a line, exit 1 if any.
+st_settings_py() {
+	python3 - "$RIG_TOP" "$1" <<-'PY'
+		import re, subprocess, sys
+		top, what = sys.argv[1], sys.argv[2]
+		probs = []
+		# The settings: qemu-net/defaults.sh, one a line as : "${NAME:=DEFAULT}"
+		# under a comment line; the Makefile's NAME ?= DEFAULT.
+		knobs, prev = {}, ""
+		for n, line in enumerate(open(top + "/qemu-net/defaults.sh"), 1):
+		    line = line.rstrip("\n")
+		    m = re.match(r': "\$\{([A-Za-z_][A-Za-z0-9_]*):=(.*)\}"$', line)
+		    if m:
+		        name, d = m.groups()
+		        if name in knobs:
+		            probs.append("defaults.sh:{}: {} set twice".format(n, name))
+		        knobs[name] = d
+		        if not name.startswith("RIG_"):
+		            probs.append("defaults.sh:{}: {} does not start with RIG_".format(n, name))
+		        if not re.match(r"# \S", prev):
+		            probs.append("defaults.sh:{}: {} has no comment line above it".format(n, name))
+		    elif re.match(r"\s*:\s", line):
+		        probs.append("defaults.sh:{}: not one setting a line as : \"${{NAME:=DEFAULT}}\": {}".format(n, line))
+		    prev = line
+		for line in open(top + "/Makefile"):
+		    m = re.match(r"([A-Z_][A-Z0-9_]*) \?=\s*(.*?)\s*$", line)
+		    if m:
+		        knobs[m.group(1)] = m.group(2)
+		if len(knobs) < 10:
+		    probs.append("only {} settings found in defaults.sh and the Makefile".format(len(knobs)))
+		if what == "readme":
+		    text = open(top + "/README.md").read()
+		    m = re.search(r"^## Settings\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+		    rows = {}
+		    for line in (m.group(1) if m else "").splitlines():
+		        r = re.match(r"\| `([A-Za-z_][A-Za-z0-9_]*)` \| (.*?) \| (.*) \|$", line)
+		        if not r:
+		            continue
+		        name, cell, meaning = r.groups()
+		        if name in rows:
+		            probs.append("README: {} twice in the Settings table".format(name))
+		        rows[name] = (cell, meaning)
+		    if not m:
+		        probs.append("README has no '## Settings' section")
+		    for name, d in knobs.items():
+		        if name not in rows:
+		            probs.append("{}: a setting (default '{}'), not in README's Settings table".format(name, d))
+		            continue
+		        cell, meaning = rows[name]
+		        want = "empty" if d == "" else "`" + d + "`"
+		        if not cell.startswith(want):
+		            probs.append("{}: README's default '{}' does not start with {} (the default in defaults.sh)".format(name, cell, want))
+		        if not meaning.strip():
+		            probs.append("{}: no meaning in README".format(name))
+		    for name in rows:
+		        if name not in knobs:
+		            probs.append("{}: in README's Settings table, not a setting in defaults.sh or the Makefile".format(name))
+		else:
+		    # Host scripts: tracked bash files outside the guests' directories.
+		    files = []
+		    for f in subprocess.run(["git", "-C", top, "ls-files"], check=True,
+		                            capture_output=True, text=True).stdout.split():
+		        if f.startswith(("net-tests/guest/", "qemu-net/guest/")) or f == "qemu-net/defaults.sh":
+		            continue
+		        try:
+		            head = open(top + "/" + f, errors="replace").read(64)
+		        except OSError:
+		            continue
+		        if re.match(r"#!.*\bbash|# shellcheck shell=bash", head):
+		            files.append(f)
+		    if len(files) < 10:
+		        probs.append("only {} host scripts found".format(len(files)))
+		    expand = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(:?[-=])([^}]*)\}")
+		    assign = re.compile(r"(?<![$\w])(RIG_[A-Z0-9_]+)(?:\[[^]]*\])?\+?=")
+		    read = re.compile(r"\$\{?(RIG_[A-Z0-9_]+)")
+		    assigned, reads, used = set(), {}, set()
+		    for f in files:
+		        for n, line in enumerate(open(top + "/" + f, errors="replace"), 1):
+		            if line.lstrip().startswith("#"):
+		                continue
+		            where = "{}:{}".format(f, n)
+		            assigned.update(assign.findall(line))
+		            for name in read.findall(line):
+		                reads.setdefault(name, where)
+		            used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
+		            if re.search(r"\$\{?SKB_TAILROOM_CACHE\b", line):
+		                probs.append("{}: SKB_TAILROOM_CACHE (the old name, read in defaults.sh only): use RIG_CACHE".format(where))
+		            for name, op, val in expand.findall(line):
+		                if "=" in op:
+		                    probs.append("{}: ${{{}{}...}} assigns a default outside qemu-net/defaults.sh".format(where, name, op))
+		                elif val == "":
+		                    pass
+		                elif name not in knobs:
+		                    probs.append("{}: ${{{}{}{}}}: a default for {}, which is not a setting in defaults.sh".format(where, name, op, val, name))
+		                elif knobs[name] != "":
+		                    probs.append("{}: ${{{}{}{}}}: a second default ({} has '{}' in defaults.sh)".format(where, name, op, val, name, knobs[name]))
+		    for name, where in sorted(reads.items()):
+		        if name not in knobs and name not in assigned:
+		            probs.append("{}: {} is read, but is neither a setting in defaults.sh nor assigned anywhere".format(where, name))
+		    for line in open(top + "/Makefile"):
+		        if "?=" not in line:
+		            used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
+		    for name in knobs:
+		        if name not in used:
+		            probs.append("{}: a setting in defaults.sh that no script reads".format(name))
+		for p in probs:
+		    print(p)
+		sys.exit(1 if probs else 0)
+	PY
+}
+
+# README's Settings table and qemu-net/defaults.sh (with the Makefile's
+# ?= variables) list the same settings, with the same defaults; each
+# setting in defaults.sh has its comment line.
+t_settings_readme() {
+	local out rc=0
+	out=$(st_settings_py readme) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
+}
+
+# Defaults live in qemu-net/defaults.sh only: no host script assigns one
+# (${X:=...}), gives a variable that is not a setting a default
+# (${X:-...}), or a second one to a setting whose default is not empty;
+# no RIG_* variable is read that is neither a setting nor assigned by the
+# rig (a setting without a default); no script uses SKB_TAILROOM_CACHE;
+# every setting is read somewhere.  (${X:-...} of a setting whose default
+# is empty is how it is shown, e.g. "${RIG_ICOUNT:-off}".)
+t_settings_one_place() {
+	local out rc=0
+	out=$(st_settings_py scripts) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
+}
+
+# st_settings_in DIR [RIG.LOCAL-TEXT|-] [VAR=VALUE...]: a copy of
+# lib.sh and defaults.sh in DIR (so the repository's own rig.local is
+# never touched), DIR/rig.local with that text ("-": none), sourced by a
+# fresh bash with only the given environment (and PATH, HOME); prints
+# "RIG_MEM RIG_CACHE RIG_KERNELS RIG_TARBALL RIG_PATCHES".
+st_settings_in() {
+	local d=$1 local_text=$2
+	shift 2
+	rm -rf "$d"
+	mkdir -p "$d/qemu-net"
+	cp "$RIG_TOP/qemu-net/lib.sh" "$RIG_TOP/qemu-net/defaults.sh" "$d/qemu-net/"
+	[[ "$local_text" == - ]] || printf '%s\n' "$local_text" >"$d/rig.local"
+	# shellcheck disable=SC2016 # expanded by the child
+	env -i PATH="$PATH" HOME="$HOME" "$@" bash -c '. "$1/qemu-net/lib.sh"
+		echo "$RIG_MEM $RIG_CACHE $RIG_KERNELS $RIG_TARBALL $RIG_PATCHES"' - "$d"
+}
+
+# Where a setting comes from: the default; rig.local over the default;
+# the environment over rig.local (what a command exports to the commands
+# it runs stays); SKB_TAILROOM_CACHE over RIG_CACHE, RIG_KERNELS under
+# it; RIG_TREE from rig.local moves the tarball, the series and the
+# kernels, unless RIG_TARBALL/RIG_PATCHES are given.
+t_settings_sources() {
+	local d=$CHECK_DIR/settings-sources got=() exp=() i
+	got+=("$(st_settings_in "$d" - RIG_CACHE=/c)")
+	exp+=("768 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'RIG_MEM=1024' RIG_CACHE=/c)")
+	exp+=("1024 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'RIG_MEM=1024; RIG_CACHE=/local' RIG_MEM=512 RIG_CACHE=/c)")
+	exp+=("512 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" - RIG_CACHE=/new SKB_TAILROOM_CACHE=/old)")
+	exp+=("768 /old /old/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'SKB_TAILROOM_CACHE=/old' RIG_CACHE=/new)")
+	exp+=("768 /old /old/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	got+=("$(st_settings_in "$d" 'RIG_TREE=6.12' RIG_CACHE=/c)")
+	exp+=("768 /c /c/kernels/6.12 /usr/src/linux-source-6.12.tar.xz $d/patches/6.12")
+	got+=("$(st_settings_in "$d" 'RIG_TREE=6.12' RIG_CACHE=/c RIG_TREE=6.1 RIG_TARBALL=/t.tar.xz RIG_PATCHES=/p)")
+	exp+=("768 /c /c/kernels/6.1 /t.tar.xz /p")
+	for i in "${!exp[@]}"; do
+		[[ "${got[i]}" == "${exp[i]}" ]] ||
+			{ reason "case $((i + 1)): got '${got[i]}', want '${exp[i]}'"; return 1; }
+	done
+}
+
+# st_sandbox DIR STRICT: DIR/bin with stand-ins for the commands that do
+# work (each logs its call to DIR/work.log and exits 99), an empty cache
+# and results folder, a dummy kernel tarball (so nothing installs one).
+# STRICT=1 (--help, bad options) also stands in for what a dry run may
+# use (ip, unshare, gcc, python3, sha256sum, ...).
+st_sandbox() {
+	local d=$1 c cmds=(apt-get apt-cache sudo qemu-system-x86_64 make tar git ccache cpio gzip flock nsenter setpriv)
+	(($2)) && cmds+=(dpkg-query gcc python3 sha256sum unshare ip ss jq gnuplot)
+	rm -rf "$d"
+	mkdir -p "$d/bin" "$d/cache" "$d/results"
+	: >"$d/work.log"
+	: >"$d/linux-source.tar.xz"
+	for c in "${cmds[@]}"; do
+		printf '#!/bin/sh\necho "%s $*" >>%q\nexit 99\n' "$c" "$d/work.log" >"$d/bin/$c"
+		chmod +x "$d/bin/$c"
+	done
+}
+
+# st_entry_points: the rig's entry points (one a line, relative to the
+# top): the executable qemu-net/*.sh, net-tests/*.sh and net-tests/*.py.
+# Fails if one of these files is neither an executable with a #! line
+# nor a sourced library (not executable, "# shellcheck shell=" first).
+st_entry_points() {
+	local f nbad=0
+	for f in "$RIG_TOP"/qemu-net/*.sh "$RIG_TOP"/net-tests/*.sh "$RIG_TOP"/net-tests/*.py; do
+		if [[ -x "$f" ]] && head -n 1 "$f" | grep -q '^#!'; then
+			echo "${f#"$RIG_TOP"/}"
+		elif [[ ! -x "$f" ]] && head -n 1 "$f" | grep -q '^# shellcheck shell='; then
+			:
+		else
+			echo "${f#"$RIG_TOP"/}: neither an entry point (executable, #!) nor a library (# shellcheck shell=)" >&2
+			nbad=1
+		fi
+	done
+	return "$nbad"
+}
+
+# st_sandboxed DIR CMD...: CMD from the top of the repository, with DIR's
+# stand-ins first in PATH, DIR's cache (under every name a version of
+# the rig has read: a script that does work must not touch the real
+# one), results and tarball, 60 s at most.
+st_sandboxed() {
+	local d=$1
+	shift
+	(cd "$RIG_TOP" && env -u RIG_RUN_DIR -u RIG_WIRE_PCAP PATH="$d/bin:$PATH" \
+		RIG_CACHE="$d/cache" SKB_TAILROOM_CACHE="$d/cache" XDG_CACHE_HOME="$d/cache" \
+		RIG_RESULTS="$d/results" RIG_TARBALL="$d/linux-source.tar.xz" timeout 60 "$@")
+}
+
+# Every entry point (and make) answers --help and -h with its usage on
+# stdout, nothing on stderr, exit 0; an unknown option, and each option
+# of its synopsis given without its value, with the usage on stderr,
+# exit 2 (E_USAGE); and none of these runs a command that does work
+# (apt, make, git, tar, QEMU, ...: stand-ins that log their calls), so
+# each parses its options before doing anything.
+t_usage_entry_points() {
+	local d=$CHECK_DIR/usage py mk eps e cmd rc syn opt bad=() n=0
+	py=$(command -v python3) mk=$(command -v make)
+	st_sandbox "$d" 1
+	eps=$(st_entry_points) || { reason "entry points: see log"; return 1; }
+	for e in net-tests/bench.sh net-tests/run-tests.sh qemu-net/pair.sh net-tests/report.py; do
+		grep -qx "$e" <<<"$eps" || { reason "$e (documented) is not an entry point"; return 1; }
+	done
+	# st_try WANT-RC WHERE(stdout|stderr) CMD...: run sandboxed; the
+	# usage must be on WHERE, the other stream empty for --help.
+	st_try() {
+		local want=$1 where=$2 rc=0 label
+		shift 2
+		label="${*#"$py" }"
+		st_sandboxed "$d" "$@" >"$d/out" 2>"$d/err" || rc=$?
+		n=$((n + 1))
+		{ echo "== $label: exit $rc"; cat "$d/out" "$d/err"; } >>"$d.log"
+		if ((rc != want)); then
+			bad+=("$label: exit $rc, want $want")
+		elif ! grep -qiE '^usage: ' "$d/$([[ $where == stdout ]] && echo out || echo err)"; then
+			bad+=("$label: no usage on $where")
+		elif [[ $where == stdout && -s "$d/err" ]]; then
+			bad+=("$label: writes to stderr: $(head -n 1 "$d/err")")
+		elif [[ $where == stderr && -s "$d/out" ]]; then
+			bad+=("$label: writes to stdout: $(head -n 1 "$d/out")")
+		fi
+		if [[ -s "$d/work.log" ]]; then
+			bad+=("$label: did work before parsing its options: $(tr '\n' ';' <"$d/work.log")")
+			: >"$d/work.log"
+		fi
+		return 0
+	}
+	: >"$d.log"
+	for e in $eps; do
+		cmd=("$RIG_TOP/$e")
+		[[ "$e" == *.py ]] && cmd=("$py" "$RIG_TOP/$e")
+		st_try 0 stdout "${cmd[@]}" --help
+		st_try 0 stdout "${cmd[@]}" -h
+		st_try 2 stderr "${cmd[@]}" --no-such-option-skbt
+		# The synopsis (the usage line and its indented continuation):
+		# every [-o VALUE] without its VALUE.
+		# (its exit status was judged above)
+		syn=$(st_sandboxed "$d" "${cmd[@]}" --help | awk 'NR == 1 || (/^[ \t]/ && go) {print; go = 1; next} {exit}') || true
+		: >"$d/work.log"
+		for opt in $(grep -oE '\[--?[A-Za-z][A-Za-z0-9-]* [^] |]+' <<<"$syn" | sed 's/^\[//; s/ .*//' | sort -u); do
+			st_try 2 stderr "${cmd[@]}" "$opt"
+		done
+	done
+	# make: help, and an unknown target.
+	st_try 0 stdout "$mk" -s -C "$RIG_TOP" help
+	st_try 2 stderr "$mk" -s --no-print-directory -C "$RIG_TOP" no-such-target-skbt
+	printf '%d commands run, log: %s.log\n' "$n" "$d" >&2
+	((${#bad[@]} == 0)) || { printf '%s\n' "${bad[@]}" >&2; reason "${bad[0]}$( ((${#bad[@]} > 1)) && echo " (and $((${#bad[@]} - 1)) more, see log)")"; return 1; }
+}
+
+# Every example command in README.md (```sh blocks and `make ...`,
+# `net-tests/...`, `qemu-net/...` spans with arguments), in `make help`
+# and in each entry point's usage (its "Examples:") is accepted: make's
+# goals exist and the commands make would run are checked in turn (make
+# -n), bench.sh and pair.sh with --dry-run, run-tests.sh with --list,
+# build-kernel.sh with --dry-run, report.py run on a copy of a committed
+# run folder; all exit 0 and do no work (stand-ins as above, except the
+# little a dry run does: link probe, gcc --version, hashing a dummy
+# tarball).
+t_usage_examples() {
+	local d=$CHECK_DIR/examples out rc=0
+	st_sandbox "$d" 0
+	out=$(python3 - "$RIG_TOP" "$d" "$(command -v make)" "$(command -v python3)" <<-'PY'
+		import os, re, shlex, shutil, subprocess, sys
+		top, d, mk, py = sys.argv[1:5]
+		env0 = dict(os.environ)
+		for k in ("RIG_RUN_DIR", "RIG_WIRE_PCAP"):
+		    env0.pop(k, None)
+		# (the cache under every name a version of the rig has read)
+		env0.update(PATH=d + "/bin:" + env0["PATH"], RIG_CACHE=d + "/cache",
+		            SKB_TAILROOM_CACHE=d + "/cache", XDG_CACHE_HOME=d + "/cache",
+		            RIG_RESULTS=d + "/results", RIG_TARBALL=d + "/linux-source.tar.xz")
+		log = open(d + ".log", "w")
+		probs, nrun = [], [0]
+		# Not commands of the rig: the kernel's own make (README, step 2).
+		NOT_RIG = {"make x86_64_defconfig"}
+		PLACEHOLDERS = {"results/<timestamp>": "icount-v2"}
+		phony = []
+		for line in open(top + "/Makefile"):
+		    if line.startswith(".PHONY:"):
+		        phony += line.split()[1:]
+
+		def run(argv, env):
+		    nrun[0] += 1
+		    p = subprocess.run(argv, cwd=top, env=env, capture_output=True, text=True, timeout=120)
+		    log.write("== {}: exit {}\n{}{}".format(shlex.join(argv), p.returncode, p.stdout, p.stderr))
+		    work = open(d + "/work.log").read()
+		    open(d + "/work.log", "w").close()
+		    return p, work
+
+		def check(argv, env, src):
+		    env = dict(env)
+		    while argv and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
+		        k, v = argv[0].split("=", 1)
+		        env[k] = v
+		        argv = argv[1:]
+		    if not argv:
+		        return
+		    prog, args = argv[0], argv[1:]
+		    shown = "{}: {}".format(src, shlex.join(argv))
+		    for i, a in enumerate(args):
+		        if "<" in a:
+		            if a not in PLACEHOLDERS:
+		                probs.append("{}: placeholder {} has no sample here".format(shown, a))
+		                return
+		            dst = d + "/sample-" + PLACEHOLDERS[a]
+		            shutil.rmtree(dst, ignore_errors=True)
+		            shutil.copytree(top + "/docs/results/" + PLACEHOLDERS[a], dst)
+		            args[i] = dst
+		    helpme = "-h" in args or "--help" in args
+		    if prog == "make":
+		        goals = [a for a in args if not a.startswith("-") and "=" not in a] or ["help"]
+		        for g in goals:
+		            if g not in phony:
+		                probs.append("{}: make has no target {}".format(shown, g))
+		                return
+		        p, work = run([mk, "-n", "-s", "--no-print-directory", "-C", top] + args, env)
+		        if p.returncode != 0:
+		            probs.append("{}: make -n exit {}: {}".format(shown, p.returncode, p.stderr.strip()[-200:]))
+		            return
+		        for line in p.stdout.splitlines():
+		            sub = shlex.split(line)
+		            # (make deps: install-deps.sh takes package names only)
+		            if sub and re.match(r"(qemu-net|net-tests)/", sub[0]) and sub != ["qemu-net/install-deps.sh"]:
+		                check(sub, env, "{} -> {}".format(shown, line))
+		        return
+		    base = os.path.basename(prog)
+		    if helpme:
+		        cmd = [prog] + args
+		    elif base in ("bench.sh", "pair.sh"):
+		        cmd = [prog] + args + ["--dry-run"]
+		    elif base == "run-tests.sh":
+		        cmd = [prog] + args + ["--list"]
+		    elif base == "build-kernel.sh":
+		        cmd = [prog] + (args if "--dry-run" in args else ["--dry-run"] + args)
+		    elif base == "report.py":
+		        cmd = [prog] + args
+		    else:
+		        probs.append("{}: no way to check {} without running it".format(shown, prog))
+		        return
+		    if cmd[0].endswith(".py"):
+		        cmd = [py] + cmd
+		    p, work = run(cmd, env)
+		    if p.returncode != 0:
+		        err = (p.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+		        probs.append("{}: exit {}: {}".format(shown, p.returncode, err))
+		    if work:
+		        probs.append("{}: did work: {}".format(shown, work.replace("\n", "; ")))
+
+		def examples_after(text):
+		    """Lines under an "Examples:" line, up to the first one not indented."""
+		    out, on = [], False
+		    for line in text.splitlines():
+		        if line.strip() == "Examples:":
+		            on = True
+		        elif on and re.match(r"\s+\S", line):
+		            out.append(line.strip())
+		        else:
+		            on = False
+		    return out
+
+		ex = []
+		readme = open(top + "/README.md").read()
+		for block in re.findall(r"^```sh\n(.*?)^```", readme, re.M | re.S):
+		    ex += [("README", l) for l in block.splitlines() if l.strip()]
+		for line in readme.splitlines():
+		    for span in re.findall(r"`([^`]+)`", line):
+		        if re.match(r"([A-Z_][A-Z0-9_]*=\S+ )*(make |(qemu-net|net-tests)/[\w-]+\.(sh|py) )", span) \
+		                and span not in NOT_RIG:
+		            ex.append(("README", span))
+		p, _ = run([mk, "-s", "--no-print-directory", "-C", top, "help"], env0)
+		ex += [("make help", l) for l in examples_after(p.stdout)]
+		eps = subprocess.run(["bash", "-c", 'cd "$1" && ls qemu-net/*.sh net-tests/*.sh net-tests/*.py', "-", top],
+		                     capture_output=True, text=True).stdout.split()
+		for e in eps:
+		    if os.access(top + "/" + e, os.X_OK):
+		        p, _ = run(([py] if e.endswith(".py") else []) + [top + "/" + e, "--help"], env0)
+		        ex += [(e + " --help", l) for l in examples_after(p.stdout)]
+		seen = set()
+		for src, line in ex:
+		    if line in seen:
+		        continue
+		    seen.add(line)
+		    try:
+		        argv = shlex.split(line, comments=True)
+		    except ValueError as e:
+		        probs.append("{}: {}: cannot split: {}".format(src, line, e))
+		        continue
+		    check(argv, env0, src)
+		print("{} examples, {} commands run; log: {}.log".format(len(ex), nrun[0], d))
+		for p in probs:
+		    print(p)
+		sys.exit(1 if probs else 0)
+	PY
+	) || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "$(sed -n 2,3p <<<"$out" | tr '\n' ';') (see log)"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
@@ -715,4 +1188,9 @@ group_static() {
 	check static-verdict-aa t_verdict_aa
 	check static-verdict-controls t_verdict_controls
 	check static-verdict-kept-runs t_verdict_kept_runs
+	check static-settings-readme t_settings_readme
+	check static-settings-one-place t_settings_one_place
+	check static-settings-sources t_settings_sources
+	check static-usage-entry-points t_usage_entry_points
+	check static-usage-examples t_usage_examples
 }

@@ -37,7 +37,7 @@ tree_nested_records() {
 
 group_tree() {
 	local other dir rc=0
-	if [[ "${RIG_CHECK_TREE:-0}" != 1 && "$CHECK_EXPLICIT" != *" tree "* ]]; then
+	if [[ "$RIG_CHECK_TREE" != 1 && "$CHECK_EXPLICIT" != *" tree "* ]]; then
 		result tree-other 4 "opt-in: RIG_CHECK_TREE=1 or -t tree (two more kernel builds)"
 		return
 	fi

@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# Every setting of the rig and its default, in one place (strongSwan's
+# testing/testing.conf + testing.conf.local).  Sourced by qemu-net/lib.sh,
+# never executed.  README.md's "Settings" table lists the same variables
+# with the same defaults (net-tests/tests/static.sh checks both ways).
+#
+# Where a setting's value comes from, the first that has one wins:
+#   1. a command-line option (--accel, --link, --tree, --icount; the
+#      script exports it, so the commands it runs agree with it)
+#   2. the environment
+#   3. rig.local at the top of the repository (git-ignored), shell
+#      assignments, e.g.  RIG_ACCEL=kvm
+#   4. the defaults below
+# The environment wins over rig.local so that what a command exports to
+# the commands it runs (which source rig.local again) stays as it was.
+#
+# One setting a line, : "${NAME:=DEFAULT}", with a one-line comment above
+# it.  Names start with RIG_.  The environment of the guest scripts
+# (net-tests/guest/, qemu-net/guest/) is not a setting: the host's never
+# reaches the guests.
+
+# (bash: not an array of this file's own, so a function sourcing lib.sh
+# gets the values too)
+declare -gA RIG_ENV=()
+for rig_v in $(compgen -e); do
+	case "$rig_v" in RIG_* | SKB_TAILROOM_CACHE) RIG_ENV[$rig_v]=${!rig_v} ;; esac
+done
+if [[ -f "$RIG_TOP/rig.local" ]]; then
+	# shellcheck source=/dev/null
+	. "$RIG_TOP/rig.local"
+fi
+for rig_v in "${!RIG_ENV[@]}"; do
+	printf -v "$rig_v" '%s' "${RIG_ENV[$rig_v]}"
+done
+unset rig_v RIG_ENV
+
+# SKB_TAILROOM_CACHE is the old name of RIG_CACHE, still accepted: when
+# set, it wins (as it did before RIG_CACHE existed).
+[[ -z "${SKB_TAILROOM_CACHE:-}" ]] || RIG_CACHE=$SKB_TAILROOM_CACHE
+
+# --- where things are ---
+# cache: kernel trees, builds, ccache, initramfs, installed kernels
+: "${RIG_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/skb-tailroom}"
+# output folders: bench runs, make check logs, pair.sh runs
+: "${RIG_RESULTS:=$RIG_TOP/results}"
+# kernel tree, Debian's linux-source-RIG_TREE: 6.1 or 6.12 (--tree)
+: "${RIG_TREE:=6.1}"
+# kernel source tarball; empty = /usr/src/linux-source-$RIG_TREE.tar.xz
+: "${RIG_TARBALL:=}"
+# directory with the series file and its patches; empty = patches/ (6.1), patches/$RIG_TREE (others)
+: "${RIG_PATCHES:=}"
+
+# --- builds and guests ---
+# make -j of the kernel builds
+: "${RIG_JOBS:=$(nproc)}"
+# QEMU accelerator, tcg or kvm (--accel); /dev/kvm on the CI machines hangs stock kernels
+: "${RIG_ACCEL:=tcg}"
+# MiB of memory per guest
+: "${RIG_MEM:=768}"
+# QEMU -icount spec for TCG guests, e.g. shift=0,sleep=on (bench --icount); empty = off
+: "${RIG_ICOUNT:=}"
+# guests' link, tap or socket (--link); empty = tap if the run can make it, else socket
+: "${RIG_LINK:=}"
+# seconds for a guest's init to report ready
+: "${RIG_BOOT_TIMEOUT:=90}"
+# seconds a job in a guest may run when its caller gives no limit
+: "${RIG_EXEC_TIMEOUT:=300}"
+# pair.sh's run folder; empty = $RIG_RESULTS/pair-<time>-<pid>
+: "${RIG_RUN_DIR:=}"
+# pcap file for a capture of guest a's link (QEMU filter-dump); empty = none
+: "${RIG_WIRE_PCAP:=}"
+# lines of a log shown when a command fails
+: "${RIG_TAIL:=40}"
+
+# --- make check ---
+# 1 = run the opt-in debug group too (so does -t debug)
+: "${RIG_CHECK_DEBUG:=0}"
+# 1 = run the opt-in tree group too: the functional groups on the other tree (so does -t tree)
+: "${RIG_CHECK_TREE:=0}"
+# MiB of memory per guest in the debug group (KASAN, kmemleak)
+: "${RIG_DEBUG_MEM:=1536}"
+# seconds for the debug kernel's guests to boot (sanitizers under TCG)
+: "${RIG_DEBUG_BOOT_TIMEOUT:=900}"
+# kernel of the pair group, a variant in the cache: patched or baseline
+: "${RIG_PAIR_KERNEL:=patched}"
+# UDP datagram sizes of the integrity group (skbt-payload -l)
+: "${RIG_PAYLOAD_UDP_SIZES:=1-1500,1999-2001,3000,4095-4097,8000,16000}"
+
+# --- bench and kernel group: fixed-size transfers per row ---
+# TCP bytes of the accounting and cost passes
+: "${RIG_ACCT_TCP_BYTES:=8M}"
+# UDP bytes of the accounting and cost passes
+: "${RIG_ACCT_UDP_BYTES:=4M}"
+# UDP datagram length of the accounting and cost passes
+: "${RIG_ACCT_UDP_LEN:=1300}"
+# TCP bytes of the service-demand pass (bench --icount)
+: "${RIG_DEMAND_TCP_BYTES:=64M}"
+# UDP bytes of the service-demand pass
+: "${RIG_DEMAND_UDP_BYTES:=16M}"
+# TCP bytes of the service-demand pass on plaintext rows (~10 ticks in 64M on tap)
+: "${RIG_DEMAND_PLAIN_TCP_BYTES:=512M}"
+
+export RIG_CACHE
