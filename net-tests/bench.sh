@@ -36,8 +36,8 @@ set -euo pipefail
 . "$RIG_TOP/qemu-net/guests.sh"
 # shellcheck source=net-tests/lib/ipsec.sh
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
-# shellcheck source=net-tests/rows.sh
-. "$RIG_TOP/net-tests/rows.sh"
+# shellcheck source=net-tests/matrix.sh
+. "$RIG_TOP/net-tests/matrix.sh"
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
@@ -53,7 +53,7 @@ usage() {
 		  --pairs N          boot pairs (default 5)
 		  --time S           seconds per iperf3 throughput pass (default 10)
 		  --rows R           quick (default), full, or rows as named in
-		                     net-tests/rows.sh, comma-separated
+		                     net-tests/matrix.sh, comma-separated
 		  --udp-len BYTES    UDP datagram length of the throughput pass (1300)
 		  --sysctl KEY=VALUE set a sysctl in both guests after each boot (again
 		                     for more), e.g. net.ipv4.tcp_limit_output_bytes=4194304
@@ -198,7 +198,7 @@ write_meta
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$out/boot-$pair-$v row offl cur=none child f p mbps ike esp acct cost demand t
+	local run=$out/boot-$pair-$v row child f p mbps ike esp acct cost demand t
 	mkdir -p "$run"
 	# This boot's cleanup scope: popped at the end, it stops this boot's
 	# guests and nothing else.
@@ -214,19 +214,11 @@ bench_boot() {
 	done
 	ipsec_start
 	acct_prepare "${kdir[$v]}"
+	IPSEC_OFFLOAD=none # (a new boot: its modules as the guest booted)
 	for row in "${rows[@]}"; do
-		p=$(row_proto "$row")
-		f=$(row_family "$row")
-		offl=$(row_offload "$row")
-		if [[ "$offl" != any && "$offl" != "$cur" ]]; then
-			ipsec_offload "$offl"
-			cur=$offl
-		fi
-		child=$(row_child "$row")
-		ike=null
-		if [[ -n "$child" ]]; then
-			ike=$(ipsec_up "$child" | sed -n 's/^ike_up_seconds=//p')
-		fi
+		ipsec_row_up "$row" >"$run/ike-up.out"
+		p=$ROW_PROTO f=$ROW_FAMILY child=$ROW_CHILD
+		ike=$(sed -n 's/^ike_up_seconds=//p' "$run/ike-up.out")
 		mbps=null
 		if [[ "$p" != icmp ]]; then # ICMP rows are counted only
 			local args=(-t "$secs")

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Boot and drive the guest pair.  Sourced after lib.sh.
 #
-#   guest a (10.0.0.1, fd00::1) ==== virtio-net ==== guest b (10.0.0.2, fd00::2)
+#   guest a ==== virtio-net ==== guest b   (addresses: net-tests/matrix.sh)
 #   link (qemu-net/link.sh, RIG_LINK / --link):
 #     tap     netdev tap,vnet_hdr=on: rigtap0 - rigbr0 - rigtap1 in a private
 #             netns of the run (checksum/SG/TSO offload in the guests)
@@ -12,8 +12,15 @@
 # there; the guest's init runs it and writes N.out and N.rc back.  The
 # serial console of each guest is logged to RUN/<name>/console.log.
 
+# (sourced once per shell: a second time would forget the guests)
+[[ -z "${RIG_GUESTS_SH:-}" ]] || return 0
+RIG_GUESTS_SH=1
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=qemu-net/link.sh
 . "$RIG_TOP/qemu-net/link.sh"
+# shellcheck source=net-tests/matrix.sh
+. "$RIG_TOP/net-tests/matrix.sh"
 
 GUEST_NAMES=(a b)
 declare -A GUEST_PID=()
@@ -53,13 +60,7 @@ guests_start() {
 	for i in 0 1; do
 		g=${GUEST_NAMES[i]}
 		mkdir -p "$run/$g/jobs"
-		cat >"$run/$g/guest.env" <<-ENV
-			NAME=$g
-			IP4=10.0.0.$((i + 1))
-			PEER4=10.0.0.$((2 - i))
-			IP6=fd00::$((i + 1))
-			PEER6=fd00::$((2 - i))
-		ENV
+		matrix_guest_env "$g" >"$run/$g/guest.env"
 		local cmd=("${wrap[@]}" qemu-system-x86_64 -nodefaults -no-user-config -name "rig-$g"
 			"${accel[@]}" -smp 1 -m "$RIG_MEM" -display none -no-reboot
 			-kernel "$kdir/bzImage" -initrd "$initrd"
@@ -115,16 +116,17 @@ guests_check_alive() {
 	done
 }
 
-# guests_wait SECONDS CMD...: poll CMD every 0.1 s (kselftest slowwait)
-# while checking the guests; returns 1 if CMD never succeeded.
+# guests_wait SECONDS CMD...: slowwait for CMD while checking the
+# guests; returns 1 if CMD never succeeded.
 guests_wait() {
-	local end=$((SECONDS + $1))
+	local s=$1
 	shift
-	until "$@"; do
-		guests_check_alive "while the host waited for: $*"
-		((SECONDS < end)) || return 1
-		sleep 0.1
-	done
+	slowwait "$s" guests_alive_and "$@"
+}
+guests_alive_and() {
+	"$@" && return 0
+	guests_check_alive "while the host waited for: $*"
+	return 1
 }
 
 # guest_fail NAME MESSAGE: the guest is unusable; show why (a kernel
@@ -150,24 +152,28 @@ guest_wait_ready() {
 guest_exec() {
 	local timeout=$RIG_EXEC_TIMEOUT
 	[[ "$1" == -t ]] && { timeout=$2; shift 2; }
-	local g=$1 script=$2 n dir start=$SECONDS
+	local g=$1 script=$2 n dir
 	dir=$GUEST_RUN/$g/jobs
 	# Unique without shared state: callers often run in $(...) subshells.
 	n=$(date +%s%N)-$BASHPID
 	printf '%s\n' "$script" >"$dir/.$n.tmp"
 	mv "$dir/.$n.tmp" "$dir/$n.sh"
-	while [[ ! -f "$dir/$n.rc" ]]; do
-		guests_check_alive "while guest $g ran job $n: $(head -c 200 "$dir/$n.run" 2>/dev/null)"
-		if ((SECONDS - start >= timeout)); then
-			printf 'ERROR: guest %s: job %s timed out after %ss: %s\n' "$g" "$n" "$timeout" \
-				"$(head -n 3 "$dir/$n.run" 2>/dev/null)" >&2
-			cat "$dir/$n.out" 2>/dev/null
-			return 124
-		fi
-		sleep 0.1
-	done
+	if ! slowwait "$timeout" guest_job_done "$dir" "$n" "$g"; then
+		printf 'ERROR: guest %s: job %s timed out after %ss: %s\n' "$g" "$n" "$timeout" \
+			"$(head -n 3 "$dir/$n.run" 2>/dev/null)" >&2
+		cat "$dir/$n.out" 2>/dev/null
+		return 124
+	fi
 	cat "$dir/$n.out"
 	return "$(cat "$dir/$n.rc")"
+}
+
+# guest_job_done JOBDIR N GUEST: job N has its status (a dead guest ends
+# the run).
+guest_job_done() {
+	[[ ! -f "$1/$2.rc" ]] || return 0
+	guests_check_alive "while guest $3 ran job $2: $(head -c 200 "$1/$2.run" 2>/dev/null)"
+	return 1
 }
 
 guest_kill() {
@@ -175,11 +181,7 @@ guest_kill() {
 	[[ -n "$pid" ]] || return 0
 	if kill -0 "$pid" 2>/dev/null; then
 		kill "$pid" 2>/dev/null || true
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -9 "$pid" 2>/dev/null || true
+		slowwait 2 pid_gone "$pid" || kill -9 "$pid" 2>/dev/null || true
 	fi
 	wait "$pid" 2>/dev/null || true
 	unset "GUEST_PID[$g]"

@@ -10,6 +10,9 @@
 #   6 build failed  7 guest did not boot/died  8 IKE not established
 #   9 traffic failed (iperf3 error, zero throughput, data mismatch)
 
+# (sourced once per shell: a second time would drop the cleanup stack)
+[[ -z "${RIG_LIB_SH:-}" ]] || return 0
+RIG_LIB_SH=1
 RIG_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=qemu-net/defaults.sh
 . "$RIG_TOP/qemu-net/defaults.sh"
@@ -107,6 +110,39 @@ rig_tree_set() {
 }
 rig_tree_set "$RIG_TREE"
 
+# Polling, after kselftest net/lib.sh: the host side's one wait loop;
+# everything that waits for something calls it (the guests' is
+# qemu-net/guest/lib.sh).
+#   loopy_wait SLEEP TIMEOUT_MS CMD...  run CMD until it succeeds (0);
+#                                       SLEEP (a command, e.g. "sleep
+#                                       0.05") between tries; returns 1
+#                                       once TIMEOUT_MS have passed
+#   slowwait TIMEOUT_S CMD...           the same every 0.1 s
+# Unlike kselftest's, CMD runs in this shell, not in $(...): it may set
+# variables, and a CMD that dies (guests_check_alive) ends the caller.
+# CMD runs at least once; its output is not captured.
+loopy_wait() {
+	local sleep_cmd=$1 timeout_ms=$2 t start
+	shift 2
+	t=${EPOCHREALTIME/[.,]/}
+	start=$((t / 1000))
+	while :; do
+		"$@" && return 0
+		t=${EPOCHREALTIME/[.,]/}
+		((t / 1000 - start < timeout_ms)) || return 1
+		$sleep_cmd
+	done
+}
+
+slowwait() {
+	local s=$1
+	shift
+	loopy_wait "sleep 0.1" $((s * 1000)) "$@"
+}
+
+# pid_gone PID: PID no longer runs (a CMD for slowwait).
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # Cleanup scopes, after kselftest net/lib/sh/defer.sh, run from one EXIT
 # trap (strongSwan testing/scripts/function.sh):
 #   defer CMD ARG...       run CMD ARG... (quoted as given) when the scope
@@ -187,11 +223,7 @@ rig_exit() {
 		wait "$RIG_CHILD_PID" 2>/dev/null
 		# (after a wait cut short by a signal bash may no longer know the
 		# process substitution and return at once: poll, 2 min at most)
-		local i
-		for ((i = 0; i < 1200; i++)); do
-			kill -0 "$RIG_CHILD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
+		slowwait 120 pid_gone "$RIG_CHILD_PID"
 	fi
 	defer_scopes_cleanup
 	exit "$RIG_EXIT_RC"

@@ -30,6 +30,9 @@
 # per run (link_choose), printed as one line, and exported to children
 # (RIG_LINK_USED, RIG_LINK_WHY, and RIG_LINK_FOR: the RIG_LINK it answers).
 
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 LINK_HOLDER=
 LINK_NS=
 
@@ -76,6 +79,11 @@ link_choose() {
 }
 
 netns_of() { readlink "/proc/$1/ns/net" 2>/dev/null; }
+# holder_ready: the holder is in its own netns (dies if it exited).
+holder_ready() {
+	kill -0 "$LINK_HOLDER" 2>/dev/null || die "$E_GUEST" "tap link: the namespace holder (unshare -n) exited"
+	holder_in_own_ns
+}
 holder_in_own_ns() {
 	local ns
 	ns=$(netns_of "$LINK_HOLDER") && [[ "$ns" != "$(netns_of $$)" ]]
@@ -98,12 +106,8 @@ link_start() {
 	LINK_HOLDER=$!
 	echo "$LINK_HOLDER" >"$run/link-holder.pid"
 	defer link_stop
-	local end=$((SECONDS + 10))
-	until holder_in_own_ns; do
-		kill -0 "$LINK_HOLDER" 2>/dev/null || die "$E_GUEST" "tap link: the namespace holder (unshare -n) exited"
-		((SECONDS < end)) || die "$E_GUEST" "tap link: the namespace holder never entered its own netns"
-		sleep 0.05
-	done
+	loopy_wait "sleep 0.05" 10000 holder_ready ||
+		die "$E_GUEST" "tap link: the namespace holder never entered its own netns"
 	LINK_NS=$(netns_of "$LINK_HOLDER")
 	echo "$LINK_NS" >"$run/link-netns"
 	link_devices >"$logf" 2>&1 ||

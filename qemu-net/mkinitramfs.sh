@@ -7,6 +7,8 @@
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=net-tests/matrix.sh
+. "$RIG_TOP/net-tests/matrix.sh"
 
 usage() {
 	cat <<-'EOF'
@@ -41,6 +43,8 @@ done
 ukey=$({
 	echo userspace-v2
 	cat "$RIG_TOP/qemu-net/guest/init" "$RIG_TOP"/configs/strongswan/*
+	swanctl_conf initiator
+	swanctl_conf responder
 	printf '%s\n' "${plugins[@]}"
 	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
 		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool libc6 2>/dev/null
@@ -80,8 +84,9 @@ build_userspace() {
 		cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
 	}
 	cp "$RIG_TOP/configs/strongswan/strongswan.conf" "$root/etc/strongswan.conf"
-	cp "$RIG_TOP/configs/strongswan/swanctl-initiator.conf" \
-		"$RIG_TOP/configs/strongswan/swanctl-responder.conf" "$root/etc/swanctl/"
+	# The IKE connections and children, from the matrix table.
+	swanctl_conf initiator >"$root/etc/swanctl/swanctl-initiator.conf"
+	swanctl_conf responder >"$root/etc/swanctl/swanctl-responder.conf"
 	# IKEv2 PSK made at build time, never committed.
 	printf 'secrets {\n\tike-rig {\n\t\tsecret = 0s%s\n\t}\n}\n' \
 		"$(head -c 32 /dev/urandom | base64)" >"$root/etc/swanctl/conf.d/secrets.conf"

@@ -34,7 +34,7 @@ usage() {
 		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
 		Exit: CODE's status, or the rig's codes (2 bad usage, 3-9 see README.md).
 		Examples:
-		  qemu-net/pair.sh patched --ike -c 'ipsec_up v4-gcm-transport; guest_exec a "ping -c3 10.0.0.2"'
+		  qemu-net/pair.sh patched --ike -c 'ipsec_up v4-gcm-transport; guest_exec a "ping -c3 $(peer_addr v4)"'
 		  qemu-net/pair.sh baseline --keep
 		  qemu-net/pair.sh baseline --link socket --ike -c 'ipsec_up v4-gcm-transport'
 	EOF

@@ -3,24 +3,19 @@
 # job channel).  Usage:
 #   ike.sh start initiator|responder   charon + swanctl --load-all
 #   ike.sh up CHILD                    swanctl --initiate, check the SAs
-#   ike.sh down                        terminate every IKE SA, wait until
-#                                      xfrm state and policy are empty
-#   ike.sh offload on|off|auto         load/unload esp4_offload esp6_offload;
+#   ike.sh down IKE...                 terminate the IKE SAs of these
+#                                      connections, wait until xfrm state
+#                                      and policy are empty
+#   ike.sh offload on|off|auto MOD...  load/unload the ESP offload modules
+#                                      MOD (esp4_offload esp6_offload);
 #                                      auto: unload, and let the kernel load
 #                                      them with the first SA if it asks
+# The connections and modules come from the host (net-tests/matrix.sh).
 # Exit: 0 ok, 8 IKE/ESP failure (the charon log is in /rig/charon.log).
 set -eu
 ip=/usr/sbin/ip
-
-wait_for() { # wait_for TENTHS CMD...: poll CMD every 0.1 s
-	n=$1
-	shift
-	while ! "$@" >/dev/null 2>&1; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
+# shellcheck source=qemu-net/guest/lib.sh
+. "${0%/*}/../../qemu-net/guest/lib.sh"
 
 # charon's per-socket IKE bypass policies ("socket in/out") stay; every
 # SA and every "dir in/out/fwd" policy must be gone.
@@ -31,7 +26,7 @@ start)
 	role=$2
 	[ -S /var/run/charon.vici ] || {
 		setsid /usr/lib/ipsec/charon >/rig/charon.out 2>&1 </dev/null &
-		wait_for 200 test -S /var/run/charon.vici || {
+		slowwait 20 test -S /var/run/charon.vici || {
 			echo "charon did not open its vici socket"
 			cat /rig/charon.out
 			exit 8
@@ -57,9 +52,11 @@ up)
 	echo "ike_up_seconds=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.2f", b-a}')"
 	;;
 down)
-	swanctl --terminate --ike v4 --timeout 10 >/dev/null 2>&1 || true
-	swanctl --terminate --ike v6 --timeout 10 >/dev/null 2>&1 || true
-	wait_for 100 xfrm_empty || {
+	shift
+	for ike in "$@"; do
+		swanctl --terminate --ike "$ike" --timeout 10 >/dev/null 2>&1 || true
+	done
+	slowwait 10 xfrm_empty || {
 		echo "xfrm state/policy not empty after terminating the IKE SAs:"
 		$ip xfrm state
 		$ip xfrm policy
@@ -73,20 +70,25 @@ offload)
 	conf=/etc/modprobe.d/rig-esp-offload.conf
 	mkdir -p /etc/modprobe.d
 	rm -f "$conf"
-	case "${2:-}" in
-	on) modprobe esp4_offload && modprobe esp6_offload ;;
+	mode=${2:-}
+	shift 2 || { echo "usage: ike.sh offload on|off|auto MODULE..." >&2; exit 2; }
+	[ "$#" -gt 0 ] || { echo "usage: ike.sh offload on|off|auto MODULE..." >&2; exit 2; }
+	case "$mode" in
+	on) for m in "$@"; do modprobe "$m"; done ;;
 	off | auto)
-		if [ "$2" = off ]; then
-			printf 'blacklist esp4_offload\nblacklist esp6_offload\n' >"$conf"
-		fi
-		modprobe -r esp4_offload esp6_offload 2>/dev/null || true
-		if grep -qE '^esp[46]_offload ' /proc/modules; then exit 1; fi
+		for m in "$@"; do
+			if [ "$mode" = off ]; then echo "blacklist $m" >>"$conf"; fi
+			modprobe -r "$m" 2>/dev/null || true
+		done
+		for m in "$@"; do
+			if grep -q "^$m " /proc/modules; then exit 1; fi
+		done
 		;;
-	*) echo "usage: ike.sh offload on|off|auto" >&2; exit 2 ;;
+	*) echo "usage: ike.sh offload on|off|auto MODULE..." >&2; exit 2 ;;
 	esac
 	;;
 *)
-	echo "usage: ike.sh start ROLE | up CHILD | down | offload on|off|auto" >&2
+	echo "usage: ike.sh start ROLE | up CHILD | down IKE... | offload on|off|auto MODULE..." >&2
 	exit 2
 	;;
 esac

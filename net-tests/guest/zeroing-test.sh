@@ -59,6 +59,10 @@
 #   ZT_TIMEOUT (seconds to wait for the state GC, default 30),
 #   ZT_GROUP (kprobe event group, default zt<pid>).
 
+# The polling helper (slowwait), beside the script's own directory.
+# shellcheck source=qemu-net/guest/lib.sh
+. "${0%/*}/../../qemu-net/guest/lib.sh"
+
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 IP=${IP:-/usr/sbin/ip}
 ZT_TIMEOUT=${ZT_TIMEOUT:-30}
@@ -282,18 +286,16 @@ add_err=
 [ -n "$add_err" ] && echo "# ip xfrm state add failed for:$add_err"
 del_sas
 
-# --- wait for the state GC work (poll, bounded) ----------------------------
-waited=0
-while :; do
+# --- wait for the state GC work (slowwait, bounded) ------------------------
+# all_seen: a free seen for every object (the others in $missing).
+all_seen() {
 	missing=
 	for o in $OBJS; do
 		[ "$(seen "$o")" -gt 0 ] || missing="$missing $o"
 	done
-	[ -z "$missing" ] && break
-	[ $waited -ge $((ZT_TIMEOUT * 10)) ] && break
-	usleep 100000 2>/dev/null || sleep 1
-	waited=$((waited + 1))
-done
+	[ -z "$missing" ]
+}
+slowwait "$ZT_TIMEOUT" all_seen || true
 echo 0 >"$TRACEFS/events/$GROUP/enable"
 [ -n "$missing" ] && echo "# after ${ZT_TIMEOUT}s no free seen for:$missing"
 

@@ -1,7 +1,11 @@
 # shellcheck shell=bash
 # Host side of the ESP output accounting (net-tests/guest/acct.sh): a
 # fixed-size transfer with kprobe counting on the sender (guest a).
-# Sourced after ipsec.sh and rows.sh.
+
+[[ -z "${RIG_ACCT_SH:-}" ]] || return 0
+RIG_ACCT_SH=1
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$(dirname "${BASH_SOURCE[0]}")/ipsec.sh"
 
 # Transfer sizes: RIG_ACCT_*, RIG_DEMAND_* (qemu-net/defaults.sh).
 ACCT_PING_SIZES=(56 1000 1400 3000)
@@ -14,9 +18,10 @@ acct_prepare() {
 # transfer_cmd ROW TCP_BYTES UDP_BYTES JSON: the row's fixed-size iperf3
 # transfer (TCP or UDP) from guest a, its JSON to JSON in the guest.
 transfer_cmd() {
-	local row=$1 peer
-	peer=$(peer_addr "$(row_family "$row")")
-	case "$(row_proto "$row")" in
+	local peer
+	row_decode "$1" || return 1
+	peer=$(peer_addr "$ROW_FAMILY")
+	case "$ROW_PROTO" in
 	tcp) echo "iperf3 -c $peer -n $2 -J >$4" ;;
 	udp) echo "iperf3 -c $peer -u -b 200M -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
 	*) return 1 ;;
@@ -26,8 +31,8 @@ transfer_cmd() {
 # acct_cmd ROW: the row's fixed-size transfer, as a guest shell command.
 acct_cmd() {
 	local row=$1 p f peer cmd s
-	p=$(row_proto "$row")
-	f=$(row_family "$row")
+	row_decode "$row" || return 1
+	p=$ROW_PROTO f=$ROW_FAMILY
 	peer=$(peer_addr "$f")
 	case "$p" in
 	tcp | udp) cmd=$(transfer_cmd "$row" "$RIG_ACCT_TCP_BYTES" "$RIG_ACCT_UDP_BYTES" /rig/acct-iperf.json) ;;
@@ -107,7 +112,8 @@ stat_busy() { awk '{print $2 + $3 + $4 + $7 + $8}' <<<"$1"; }
 # OUTFILE; the iperf3 JSON next to it (OUTFILE.json).
 demand_row() {
 	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES b0 b1 a0 a1 out bytes
-	[[ "$row" == *-plain ]] && tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
+	row_decode "$row" || return 1
+	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
 	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json) || return 0
 	b0=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
 	out=$(guest_exec -t 300 a "head -n 1 /proc/stat; $cmd; rc=\$?; head -n 1 /proc/stat; exit \$rc") ||

@@ -1,13 +1,18 @@
 # shellcheck shell=bash
-# Host-side IPsec and traffic helpers over the guest pair (sourced after
-# qemu-net/lib.sh and qemu-net/guests.sh).  Guest a initiates and sends,
-# guest b responds and receives.
+# Host-side IPsec and traffic helpers over the guest pair.  Guest a
+# initiates and sends, guest b responds and receives; the connections,
+# children, offload modules and addresses are net-tests/matrix.sh's
+# (peer_addr, ping_cmd there).
 
+[[ -z "${RIG_IPSEC_SH:-}" ]] || return 0
+RIG_IPSEC_SH=1
+# shellcheck source=qemu-net/guests.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../qemu-net/guests.sh"
+# shellcheck source=net-tests/matrix.sh
+. "$RIG_TOP/net-tests/matrix.sh"
+
+# The guest scripts, as the guests see the repository.
 G=/src/net-tests/guest
-
-peer_addr() { [[ "$1" == v6 ]] && echo fd00::2 || echo 10.0.0.2; }
-# ping_cmd FAMILY: busybox ping for that family, without the address.
-ping_cmd() { [[ "$1" == v6 ]] && echo "ping -6" || echo ping; }
 
 # Show both sides' charon logs and fail with E_IKE.
 ike_fail() {
@@ -27,11 +32,13 @@ ipsec_start() {
 		die "$E_TRAFFIC" "iperf3 server did not start on b"
 }
 
-# ipsec_offload on|off|auto: esp{4,6}_offload in both guests (before any SA).
+# ipsec_offload on|off|auto: the ESP offload modules (esp4_offload,
+# esp6_offload) in both guests (before any SA).
 ipsec_offload() {
-	local g
+	local g mods
+	mods=$(matrix_offload_mods | tr '\n' ' ')
 	for g in a b; do
-		guest_exec "$g" "$G/ike.sh offload $1" >/dev/null ||
+		guest_exec "$g" "$G/ike.sh offload $1 $mods" >/dev/null ||
 			die "$E_FAIL" "could not switch ESP offload modules $1 on $g"
 	done
 }
@@ -47,6 +54,20 @@ ipsec_up() {
 	printf '%s\n' "$out"
 }
 
+# ipsec_row_up ROW: decode ROW (row_decode: ROW_* are set), switch both
+# guests' ESP offload modules to the row's mode unless this shell last
+# switched them to it (IPSEC_OFFLOAD), and bring the row's child up
+# (prints ike_up_seconds=N); a plaintext row needs neither.
+IPSEC_OFFLOAD=none
+ipsec_row_up() {
+	row_decode "$1" || die "$E_USAGE" "unknown row '$1' (see net-tests/matrix.sh)"
+	if [[ "$ROW_OFFLOAD" != any && "$ROW_OFFLOAD" != "$IPSEC_OFFLOAD" ]]; then
+		ipsec_offload "$ROW_OFFLOAD"
+		IPSEC_OFFLOAD=$ROW_OFFLOAD
+	fi
+	[[ -z "$ROW_CHILD" ]] || ipsec_up "$ROW_CHILD"
+}
+
 # ipsec_check_up: the CHILD_SA is still installed on both guests (a
 # tunnel torn down mid-transfer would let traffic go out in the clear).
 ipsec_check_up() {
@@ -60,10 +81,13 @@ ipsec_check_up() {
 	done
 }
 
+# ipsec_down: every IKE SA (one connection per family) terminated, no
+# SA or policy left in either guest.
 ipsec_down() {
-	local g out
+	local g out ikes
+	ikes=$(matrix_values family | tr '\n' ' ')
 	for g in a b; do
-		out=$(guest_exec -t 30 "$g" "$G/ike.sh down") || {
+		out=$(guest_exec -t 30 "$g" "$G/ike.sh down $ikes") || {
 			printf '%s\n' "$out" >&2
 			ike_fail "SAs left behind on $g after teardown"
 			return

@@ -1,7 +1,11 @@
 # shellcheck shell=bash
 # Byte-exact transfers with net-tests/tools/skbt-payload (static, run in
-# the guests from /src): receiver on b, sender on a.  Sourced after
-# ipsec.sh.
+# the guests from /src): receiver on b, sender on a.
+
+[[ -z "${RIG_PAYLOAD_SH:-}" ]] || return 0
+RIG_PAYLOAD_SH=1
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$(dirname "${BASH_SOURCE[0]}")/ipsec.sh"
 
 PAYLOAD=/src/net-tests/tools/skbt-payload
 
@@ -13,10 +17,11 @@ payload_build() {
 # payload_check FAMILY tcp|udp [sender options...]: prints both sides'
 # summary lines; returns 0 only if every byte arrived intact.
 payload_check() {
-	local fam=$1 proto=$2 peer opts='' rdir=$GUEST_RUN/b port=7000
+	local fam=$1 proto=$2 peer opts='' rdir=$GUEST_RUN/b port=7000 o
 	shift 2
 	peer=$(peer_addr "$fam")
-	[[ "$fam" == v6 ]] && opts+=" -6"
+	o=$(family_opt "$fam")
+	[[ -z "$o" ]] || opts+=" $o"
 	[[ "$proto" == udp ]] && { opts+=" -u"; port=7001; }
 	rm -f "$rdir/recv.out" "$rdir/recv.rc"
 	guest_exec b "($PAYLOAD recv -p $port$opts -t 60 >/rig/recv.out 2>&1; echo \$? >/rig/recv.rc) &" >/dev/null

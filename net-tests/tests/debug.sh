@@ -15,8 +15,8 @@
 #  - no check that the console could be read: a missing console passed.
 #  - "ipsec_start || true" in debug_boot (as debug.sh:93 was):
 #    static-group-setup-failures saw debug-boot recorded ok.
-# shellcheck source=net-tests/rows.sh
-. "$RIG_TOP/net-tests/rows.sh"
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$RIG_TOP/net-tests/lib/ipsec.sh"
 
 DEBUG_REPORTS='BUG:|WARNING:|KASAN|KFENCE|kmemleak: [0-9]+ new suspected|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|Oops|Kernel panic|=============================================================================$'
 
@@ -36,14 +36,10 @@ t_debug_build() {
 }
 
 t_debug_rows() {
-	local row child p f off cur=none mbps
+	local row child p f mbps
 	for row in "${ROWS_QUICK[@]}"; do
-		p=$(row_proto "$row")
-		f=$(row_family "$row")
-		off=$(row_offload "$row")
-		if [[ "$off" != any && "$off" != "$cur" ]]; then ipsec_offload "$off"; cur=$off; fi
-		child=$(row_child "$row")
-		[[ -z "$child" ]] || ipsec_up "$child" >&2 || { reason "$row: SA not up"; return 1; }
+		ipsec_row_up "$row" >&2 || { reason "$row: SA not up"; return 1; }
+		p=$ROW_PROTO f=$ROW_FAMILY child=$ROW_CHILD
 		if [[ "$p" == icmp ]]; then
 			guest_exec a "$(ping_cmd "$f") -c 5 -s 3000 $(peer_addr "$f")" >&2 ||
 				{ reason "$row: ping failed"; return 1; }

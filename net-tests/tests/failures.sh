@@ -10,6 +10,8 @@
 #    the kernel tree: none of them was broken and run here.
 # shellcheck source=qemu-net/tree.sh
 . "$RIG_TOP/qemu-net/tree.sh"
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$RIG_TOP/net-tests/lib/ipsec.sh"
 
 pair_cmd() {
 	RIG_RUN_DIR=$CHECK_DIR/fail-$1 "$RIG_TOP/qemu-net/pair.sh" "${@:2}"
@@ -65,7 +67,7 @@ t_fail_ike() {
 t_fail_iperf() {
 	# No iperf3 server on b.
 	# shellcheck disable=SC2016 # expanded by pair.sh
-	expect_exit "$E_TRAFFIC" "iperf3 tcp v4 to 10.0.0.2 failed" "$CHECK_DIR/fail-iperf.out" \
+	expect_exit "$E_TRAFFIC" "iperf3 tcp v4 to $(peer_addr v4) failed" "$CHECK_DIR/fail-iperf.out" \
 		pair_cmd iperf patched -c 'iperf_run "$GUEST_RUN/x.json" v4 tcp -t 1 || exit'
 }
 

@@ -21,20 +21,16 @@
 #    static-group-setup-failures saw boot-baseline recorded ok and the
 #    tests run.
 
-# shellcheck source=net-tests/rows.sh
-. "$RIG_TOP/net-tests/rows.sh"
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
 # row_pass acct_row|cost_row ROW FILE: the row's SA up, one measuring
 # pass of its fixed transfer into FILE (shown in the log), SA down.
 row_pass() {
-	local offl
-	offl=$(row_offload "$2")
 	# The patched kernel loads esp{4,6}_offload with the SA unless told
-	# not to: an "-off" row must say so.
-	[[ "$offl" == any ]] || ipsec_offload "$offl"
-	ipsec_up "$(row_child "$2")" >&2 || { reason "SA not up"; return 1; }
+	# not to: an "-off" row must say so (ipsec_row_up switches them: this
+	# test's shell has not).
+	ipsec_row_up "$2" >&2 || { reason "SA not up"; return 1; }
 	"$1" "$2" "$3"
 	sed 's/^/    /' "$3" >&2
 	ipsec_down >&2 || { reason "teardown left SAs (next rows would run on them)"; return 1; }

@@ -68,8 +68,31 @@
 #    exit 2, "not an installed kernel"); "report.py <run-dir>" ("no
 #    sample"); a bad row in bench.sh's usage example; bench.sh running
 #    git describe before its --dry-run exit ("did work").
+#  The matrix table and the polling helpers, each run alone:
+#  - the integrity loop spelled out again (for f in v4 v6 ... gcm sha):
+#    static-matrix-one-source ("integrity.sh:49: a loop over the table's
+#    family values") and -generated ("integrity: 16 0 0", want 36 1 1).
+#  - pair.sh's IKE loop listing the 8 children again: -one-source ("a
+#    loop over the table's children") and -generated ("pair: 8 0 0").
+#  - matrix_child making FAMILY-MODE-PROPOSAL: -generated ("initiator:
+#    0 0 1 1").
+#  - guests.sh writing guest.env with IP4=10.0.0.N itself: -one-source
+#    ("guests.sh:63: the address plan (10.0.0.)").
+#  - ike.sh waiting for charon's socket in a while/sleep 0.1 loop of its
+#    own: static-wait-helpers ("a wait loop of its own").
+#  - qemu-net/guest/lib.sh's loopy_wait never timing out: -wait-helpers
+#    ("dash: n=3 (want n=3 rc=1 1)", each shell cut at 20 s).
 #  Breakages of the other groups' code these self-tests catch are
 #  listed in those files.
+
+# shellcheck source=net-tests/matrix.sh
+. "$RIG_TOP/net-tests/matrix.sh"
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$RIG_TOP/net-tests/lib/ipsec.sh"
+# shellcheck source=net-tests/tests/integrity.sh
+. "$RIG_TOP/net-tests/tests/integrity.sh"
+# shellcheck source=net-tests/tests/pair.sh
+. "$RIG_TOP/net-tests/tests/pair.sh"
 
 t_shellcheck() {
 	local files=() tracked f
@@ -1165,6 +1188,185 @@ t_usage_examples() {
 	((rc == 0)) || { reason "$(sed -n 2,3p <<<"$out" | tr '\n' ';') (see log)"; return 1; }
 }
 
+# --- one source: the matrix table (net-tests/matrix.sh) and the polling
+# helpers (loopy_wait/slowwait in qemu-net/lib.sh, qemu-net/guest/lib.sh)
+
+# st_tracked_scripts: tracked shell scripts and configs, one a line.
+st_tracked_scripts() {
+	local tracked f
+	tracked=$(git -C "$RIG_TOP" ls-files) || return 1
+	while read -r f; do
+		case "$f" in
+		configs/*) echo "$f" ;;
+		*) [[ -f "$RIG_TOP/$f" ]] && head -c 64 "$RIG_TOP/$f" | grep -qE '^#!.*(ba)?sh|^# shellcheck shell=' && echo "$f" ;;
+		esac
+	done <<<"$tracked"
+}
+
+# No script spells the table out again: outside net-tests/matrix.sh, no
+# code line (comments aside) holds an address of the plan or its network
+# (10.0.0., fd00::), no loop lists
+# two values of one of the table's dimensions, and no swanctl.conf is
+# kept beside the one swanctl_conf makes.
+t_matrix_one_source() {
+	local f dim v n line bad=() addrs=() files children hits
+	mapfile -t children < <(matrix_children)
+	files=$(st_tracked_scripts) || { reason "git ls-files failed"; return 1; }
+	for v in $(matrix_values family); do
+		for f in a b; do
+			f=$(matrix_addr "$v" "$f")
+			# (the address without its last group: the network)
+			addrs+=("$f" "${f%%[0-9a-f]}" "${f%%[0-9a-f][0-9a-f]}")
+		done
+	done
+	mapfile -t addrs < <(printf '%s\n' "${addrs[@]}" | grep -E '[.:]$' | sort -u)
+	while read -r f; do
+		[[ "$f" != net-tests/matrix.sh ]] || continue
+		[[ "$f" != configs/strongswan/swanctl* ]] || { bad+=("$f: a swanctl.conf of its own"); continue; }
+		n=0
+		while IFS= read -r line; do
+			n=$((n + 1))
+			[[ ! "$line" =~ ^[[:space:]]*# ]] || continue
+			for v in "${addrs[@]}"; do
+				[[ "$line" != *"$v"* ]] || bad+=("$f:$n: the address plan ($v): $line")
+			done
+			[[ "$line" =~ ^[[:space:]]*for[[:space:]].*[[:space:]]in[[:space:]] ]] || continue
+			for dim in "${!MATRIX_VALUES[@]}"; do
+				hits=0
+				for v in ${MATRIX_VALUES[$dim]}; do
+					[[ " ${line//[;\"\']/ } " != *[[:space:]]"$v"[[:space:]]* ]] || hits=$((hits + 1))
+				done
+				((hits < 2)) || bad+=("$f:$n: a loop over the table's $dim values: $line")
+			done
+			hits=0
+			for v in "${children[@]}"; do
+				[[ " ${line//[;\"\']/ } " != *[[:space:]]"$v"[[:space:]]* ]] || hits=$((hits + 1))
+			done
+			((hits < 2)) || bad+=("$f:$n: a loop over the table's children: $line")
+		done <"$RIG_TOP/$f"
+	done <<<"$files"
+	((${#bad[@]} == 0)) || { printf '%s\n' "${bad[@]}" >&2; reason "${bad[0]}$( ((${#bad[@]} > 1)) && echo " (and $((${#bad[@]} - 1)) more, see log)")"; return 1; }
+}
+
+# st_n GREP-ARGS...: grep -c, 0 (not a failure) when nothing matches.
+st_n() { grep -c "$@" || true; }
+
+# A value added to the table reaches every consumer: a proposal (ccm)
+# and a family (v9, with its addresses and offload module) appear in the
+# bench's rows, a's swanctl children and b's proposals, the pair group's
+# IKE loop, the integrity loop, the guests' addresses, and the IKE
+# connections and offload modules ike.sh is given; a changed address
+# reaches peer_addr, guest.env and swanctl.conf.
+t_matrix_generated() {
+	local d=$CHECK_DIR/selftest-matrix got=() want=() rows ini res old
+	mkdir -p "$d"
+	old=$(matrix_addr v4 b)
+	(
+		# shellcheck disable=SC2317 # called by the groups
+		{
+			check() { echo "$1" >>"$d/tests"; }
+			check_setup() { :; }
+			defer_scope_push() { :; }
+			defer_scope_pop() { :; }
+			guest_exec() { echo "${*: -1}" >>"$d/guest-jobs"; }
+		}
+		: >"$d/tests"
+		: >"$d/guest-jobs"
+		MATRIX+='
+proposal ccm        esp=aes128ccm16
+family   v9         a=192.0.2.1 b=192.0.2.9 plen=28 opt=- offload_mod=esp9_offload
+'
+		MATRIX=${MATRIX/b=$old /b=198.51.100.3 }
+		matrix_parse
+		rows_full >"$d/rows"
+		swanctl_conf initiator >"$d/initiator.conf"
+		swanctl_conf responder >"$d/responder.conf"
+		matrix_guest_env b >"$d/guest-b.env"
+		peer_addr v4 >"$d/peer-v4"
+		group_integrity
+		group_pair
+		ipsec_offload off
+		ipsec_down
+	) >"$d.log" 2>&1 || { reason "generating from a changed table failed (see $d.log)"; return 1; }
+	rows=$(cat "$d/rows") ini=$(cat "$d/initiator.conf") res=$(cat "$d/responder.conf")
+	got+=("rows: $(st_n . "$d/rows") $(st_n -x 'tcp-v4-transport-ccm-off' "$d/rows") $(st_n -x 'udp-v9-tunnel-gcm-auto' "$d/rows") $(st_n -x 'tcp-v9-plain' "$d/rows")")
+	want+=("rows: 168 1 1 1")
+	got+=("initiator: $(st_n -E '^\s+[a-z0-9]+-[a-z]+-(transport|tunnel) \{' <<<"$ini") $(st_n 'v4-ccm-tunnel {' <<<"$ini") $(st_n 'remote_addrs = 198.51.100.3' <<<"$ini") $(st_n 'local_addrs = 192.0.2.1' <<<"$ini")")
+	want+=("initiator: 18 1 1 1")
+	got+=("responder: $(st_n 'esp_proposals = aes128gcm16, aes128-sha256, aes128ccm16' <<<"$res") $(st_n 'v9-any {' <<<"$res") $(st_n 'local_addrs = 198.51.100.3' <<<"$res")")
+	want+=("responder: 3 1 1")
+	got+=("addresses: $(cat "$d/peer-v4") $(tr '\n' ' ' <"$d/guest-b.env")")
+	want+=("addresses: 198.51.100.3 NAME=b IP4=198.51.100.3/24 IP6=$(matrix_addr v6 b)/64 IP9=192.0.2.9/28 ")
+	got+=("integrity: $(st_n '^payload-' "$d/tests") $(st_n -x 'payload-v4-transport-ccm-offload-on' "$d/tests") $(st_n -x 'payload-v9-tunnel-sha-offload-off' "$d/tests")")
+	want+=("integrity: 36 1 1")
+	got+=("pair: $(st_n '^ike-' "$d/tests") $(st_n -x 'ike-v4-ccm-transport' "$d/tests") $(st_n -x 'ike-v9-gcm-tunnel' "$d/tests")")
+	want+=("pair: 18 1 1")
+	got+=("ike.sh: $(st_n '/ike.sh offload off esp4_offload esp6_offload esp9_offload $' "$d/guest-jobs") $(st_n '/ike.sh down v4 v6 v9 $' "$d/guest-jobs")")
+	want+=("ike.sh: 4 2")
+	local i
+	for i in "${!want[@]}"; do
+		[[ "${got[i]}" == "${want[i]}" ]] || { reason "got '${got[i]}', want '${want[i]}' ($d)"; return 1; }
+	done
+	[[ -n "$rows$ini$res" ]]
+}
+
+# Row names are kept: every row of the kept runs (docs/results), of the
+# quick set and of the full set decodes (row_decode) into parts that make
+# the same name, bad names are refused, and the full set is the 76 rows
+# the rig has always had.
+t_matrix_row_names() {
+	local r n=0 bad=() kept
+	kept=$(cat "$RIG_TOP"/docs/results/*/runs.jsonl | jq -r .row | sort -u) || { reason "cannot read the kept runs"; return 1; }
+	[[ -n "$kept" ]] || { reason "no kept runs in docs/results"; return 1; }
+	for r in $kept "${ROWS_QUICK[@]}" $(rows_full); do
+		n=$((n + 1))
+		if ! row_decode "$r"; then
+			bad+=("$r: not a row of the table")
+		elif [[ "$ROW_MODE" == plain && "$ROW_PROTO-$ROW_FAMILY-plain" != "$r" ]] ||
+			[[ "$ROW_MODE" != plain && "$ROW_PROTO-$ROW_FAMILY-$ROW_MODE-$ROW_PROPOSAL-$ROW_OFFLOAD" != "$r" ]] ||
+			[[ "$ROW_MODE" != plain && "$(child_family "$ROW_CHILD")" != "$ROW_FAMILY" ]]; then
+			bad+=("$r: decodes to $ROW_PROTO/$ROW_FAMILY/$ROW_MODE/$ROW_PROPOSAL/$ROW_OFFLOAD/$ROW_CHILD")
+		fi
+	done
+	for r in tcp-v4 tcp-v4-transport-gcm tcp-v5-plain icmp-v4-plain tcp-v4-transport-gcm-off-x udp-v6-tunnel-aes-off; do
+		! row_decode "$r" || bad+=("$r: accepted")
+	done
+	(($(rows_full | sort -u | wc -l) == 76)) || bad+=("rows_full: $(rows_full | sort -u | wc -l) rows, want 76")
+	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
+	printf '%d row names decoded\n' "$n" >&2
+}
+
+# The polling helpers, host (bash) and guest (POSIX sh: dash and busybox
+# sh here): CMD runs in the caller's shell until it succeeds (3 tries
+# of a counter), a CMD that never succeeds returns 1 after the timeout
+# (3 s: 2 to 5 s by date +%s; 20 s at most for each shell), and no script sleeps in a loop of its own
+# (a fractional sleep or usleep run as a command outside the helpers).
+t_wait_helpers() {
+	local got=() sh out files f bad=()
+	# shellcheck disable=SC2016 # expanded by the child shells
+	local body='n=0; inc() { n=$((n + 1)); [ "$n" -ge 3 ]; }
+		slowwait 5 inc; echo "n=$n"
+		s=$(date +%s); slowwait 3 false; rc=$?; e=$(date +%s)
+		echo "rc=$rc $((e - s >= 2 && e - s <= 5))"'
+	out=$(timeout 20 bash -c ". '$RIG_TOP/qemu-net/lib.sh'; $body" 2>&1) || true
+	got+=("bash: ${out//$'\n'/ }")
+	for sh in dash "busybox sh"; do
+		command -v "${sh%% *}" >/dev/null || continue
+		out=$(timeout 20 $sh -c ". '$RIG_TOP/qemu-net/guest/lib.sh'; $body" 2>&1) || true
+		got+=("$sh: ${out//$'\n'/ }")
+	done
+	for out in "${got[@]}"; do
+		[[ "${out#*: }" == "n=3 rc=1 1" ]] || bad+=("$out (want n=3 rc=1 1)")
+	done
+	files=$(st_tracked_scripts) || { reason "git ls-files failed"; return 1; }
+	while read -r f; do
+		out=$(grep -nE '(^|[;&|({]|\bdo|\bthen|\belse)[[:space:]]*(u[s]leep\b|sleep[[:space:]]+[0-9]*\.[0-9])' "$RIG_TOP/$f" | grep -vE '^[0-9]+:[[:space:]]*#') &&
+			bad+=("$f: a wait loop of its own: ${out//$'\n'/; }")
+	done <<<"$files"
+	printf '%s\n' "${got[@]}" >&2
+	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
+}
+
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-group-scopes t_harness_group_scopes
@@ -1193,4 +1395,8 @@ group_static() {
 	check static-settings-sources t_settings_sources
 	check static-usage-entry-points t_usage_entry_points
 	check static-usage-examples t_usage_examples
+	check static-matrix-one-source t_matrix_one_source
+	check static-matrix-generated t_matrix_generated
+	check static-matrix-row-names t_matrix_row_names
+	check static-wait-helpers t_wait_helpers
 }

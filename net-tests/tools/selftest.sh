@@ -10,6 +10,9 @@ set -uo pipefail
 
 bin=${1:-./skbt-payload}
 [[ -x $bin ]] || { echo "selftest: $bin not found or not executable" >&2; exit 2; }
+# The rig's polling helper (loopy_wait); its EXIT trap is replaced below.
+# shellcheck source=qemu-net/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../qemu-net/lib.sh" || exit 2
 tmp=$(mktemp -d) || exit 2
 rpid=
 trap '[[ -n $rpid ]] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -27,21 +30,22 @@ fail() {
 	return 0
 }
 
+# port_or_gone OUT: the receiver printed its port (sets port) or exited.
+port_or_gone() {
+	port=$(sed -n '1s/^port=//p' "$1")
+	[[ -n $port ]] || ! kill -0 "$rpid" 2>/dev/null
+}
+
 # start_recv OUT ARGS...: background receiver on port 0; sets rpid, port
 start_recv() {
-	local out=$1 i
+	local out=$1
 	shift
 	port=
 	: >"$out"
 	"$bin" recv -p 0 "$@" >"$out" 2>"$out.err" &
 	rpid=$!
-	for ((i = 0; i < 100; i++)); do
-		port=$(sed -n '1s/^port=//p' "$out")
-		[[ -n $port ]] && return 0
-		kill -0 "$rpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	return 1
+	loopy_wait "sleep 0.05" 5000 port_or_gone "$out"
+	[[ -n $port ]]
 }
 
 # t NAME RECV_RC SEND_RC REGEX RECV_ARGS... [-- SEND_ARGS...]
@@ -177,11 +181,7 @@ print("count=%d bytes=%d seed=0x%x spec=%s" % (data.count(mark), len(data),
       seed, "ok" if spec else "MISMATCH"), flush=True)
 EOF
 	rpid=$!
-	for ((i = 0; i < 100; i++)); do
-		port=$(sed -n '1s/^port=//p' "$sink")
-		[[ -n $port ]] && break
-		sleep 0.05
-	done
+	loopy_wait "sleep 0.05" 5000 port_or_gone "$sink" || true
 	rc=0
 	"$bin" send -c 127.0.0.1 -p "${port:-1}" -s 0x0123456789abcdef -n 300000 \
 		-w 1,1000,65536 --marker "$mark" >"$sink.send" 2>&1 || rc=$?

@@ -1,0 +1,249 @@
+# shellcheck shell=bash
+# The test matrix and the address plan, in one table (MATRIX below).
+# Everything that names a family, mode, ESP proposal, ESP offload mode,
+# link or guest address comes from it: the benchmark's rows (bench.sh
+# --rows), the swanctl connections and children of both guests
+# (swanctl_conf, written into the initramfs by qemu-net/mkinitramfs.sh),
+# the IKE loop of the pair group, the integrity loop, the offload modules
+# ike.sh switches, and the guests' addresses (guests.sh, ipsec.sh).
+# net-tests/tests/static.sh (static-matrix-*) checks that a value added
+# to the table reaches each of them and that no script spells them out.
+#
+# Names (kept results in docs/results refer to them; never rename):
+#   row    PROTO-FAMILY-MODE-PROPOSAL-OFFLOAD   e.g. tcp-v4-transport-gcm-off
+#          PROTO-FAMILY-plain                   the plaintext reference
+#   child  FAMILY-PROPOSAL-MODE                 e.g. v4-gcm-transport (a's
+#                                               swanctl child); b has one
+#                                               child FAMILY-any per family
+#   IKE    FAMILY                               one connection per family
+# PROTO: tcp|udp|icmp  FAMILY: v4|v6  MODE: transport|tunnel
+# PROPOSAL: gcm (aes128gcm16) | sha (aes128-sha256)  OFFLOAD: on|off|auto
+# (esp4_offload/esp6_offload loaded or not; auto: neither loaded nor
+# blacklisted, the kernel loads them if it asks for them with the SA).
+#
+# Sourced (bash): definitions only, sourcing it twice is harmless.
+
+[[ -z "${RIG_MATRIX_SH:-}" ]] || return 0
+RIG_MATRIX_SH=1
+
+# DIMENSION VALUE [KEY=VALUE...]; each dimension's values in the order
+# every loop over it takes.  Attributes:
+#   proto    plain=yes: has a plaintext reference row
+#   family   a=, b=: guest a's and b's address; plen: prefix length;
+#            opt: the family's option of ping and skbt-payload (- none);
+#            offload_mod: the ESP offload module (ike.sh offload)
+#   proposal esp: the strongSwan ESP proposal
+#   offload  integrity=yes: the integrity group covers it
+#   link     offloads: what ethtool -k shows in the guests (pair group)
+MATRIX='
+proto    tcp        plain=yes
+proto    udp        plain=yes
+proto    icmp       plain=no
+family   v4         a=10.0.0.1 b=10.0.0.2 plen=24 opt=- offload_mod=esp4_offload
+family   v6         a=fd00::1 b=fd00::2 plen=64 opt=-6 offload_mod=esp6_offload
+mode     transport
+mode     tunnel
+proposal gcm        esp=aes128gcm16
+proposal sha        esp=aes128-sha256
+offload  off        integrity=yes
+offload  on         integrity=yes
+offload  auto       integrity=no
+link     tap        offloads=on
+link     socket     offloads=off
+'
+
+# The bench's default rows (--rows quick), rows of the table.
+ROWS_QUICK=(
+	tcp-v4-plain udp-v4-plain
+	tcp-v4-transport-gcm-off udp-v4-transport-gcm-off
+	tcp-v4-transport-sha-off udp-v4-transport-sha-off
+	tcp-v4-transport-gcm-on
+	tcp-v4-transport-gcm-auto
+	tcp-v6-tunnel-gcm-off
+	icmp-v4-transport-gcm-off
+)
+
+# matrix_parse: MATRIX into MATRIX_VALUES[DIM] ("v1 v2 ...") and
+# MATRIX_ATTR[DIM.VALUE.KEY] (run again after changing MATRIX).
+declare -gA MATRIX_VALUES=() MATRIX_ATTR=()
+matrix_parse() {
+	local dim val kv
+	MATRIX_VALUES=() MATRIX_ATTR=()
+	while read -r dim val kv; do
+		[[ -n "$dim" && "$dim" != \#* ]] || continue
+		MATRIX_VALUES[$dim]+="${MATRIX_VALUES[$dim]:+ }$val"
+		MATRIX_ATTR[$dim.$val.]=1
+		for kv in $kv; do
+			MATRIX_ATTR[$dim.$val.${kv%%=*}]=${kv#*=}
+		done
+	done <<<"$MATRIX"
+}
+matrix_parse
+
+# matrix_values DIM [KEY=VALUE]: DIM's values (those with that attribute).
+matrix_values() {
+	local v out=()
+	for v in ${MATRIX_VALUES[$1]:-}; do
+		[[ -z "${2:-}" || "${MATRIX_ATTR[$1.$v.${2%%=*}]:-}" == "${2#*=}" ]] && out+=("$v")
+	done
+	((${#out[@]} == 0)) || printf '%s\n' "${out[@]}"
+}
+
+# matrix_has DIM VALUE: VALUE is one of DIM's values.
+matrix_has() { [[ -n "${MATRIX_ATTR[$1.$2.]:-}" ]]; }
+
+# matrix_attr DIM VALUE KEY: an attribute (fails if the table has none).
+matrix_attr() {
+	[[ -n "${MATRIX_ATTR[$1.$2.$3]+set}" ]] || {
+		printf 'ERROR: net-tests/matrix.sh: no %s of %s %s\n' "$3" "$1" "$2" >&2
+		return 1
+	}
+	printf '%s\n' "${MATRIX_ATTR[$1.$2.$3]}"
+}
+
+# matrix_child FAMILY MODE PROPOSAL: the name of a's swanctl child.
+matrix_child() { echo "$1-$3-$2"; }
+
+# matrix_esp: "FAMILY MODE PROPOSAL", every ESP configuration, in order.
+matrix_esp() {
+	local f m c
+	for f in ${MATRIX_VALUES[family]}; do
+		for m in ${MATRIX_VALUES[mode]}; do
+			for c in ${MATRIX_VALUES[proposal]}; do echo "$f $m $c"; done
+		done
+	done
+}
+
+# child_family CHILD: the family of one of a's children (fails for a name
+# that is not a child of the table).
+child_family() {
+	local f m c
+	while read -r f m c; do
+		[[ "$(matrix_child "$f" "$m" "$c")" != "$1" ]] || { echo "$f"; return 0; }
+	done < <(matrix_esp)
+	printf 'ERROR: %s is not a child of net-tests/matrix.sh\n' "$1" >&2
+	return 1
+}
+
+# matrix_children: every child of the initiator (the pair group's IKE loop).
+matrix_children() {
+	local f m c
+	while read -r f m c; do matrix_child "$f" "$m" "$c"; done < <(matrix_esp)
+}
+
+# --- the address plan ---
+# matrix_addr FAMILY a|b: that guest's address.
+matrix_addr() { matrix_attr family "$1" "$2"; }
+peer_addr() { matrix_addr "$1" b; }
+# family_opt FAMILY: ping's and skbt-payload's option for the family
+# (empty for none).
+family_opt() {
+	local o
+	o=$(matrix_attr family "$1" opt) || return
+	[[ "$o" == - ]] || echo "$o"
+}
+# ping_cmd FAMILY: busybox ping for that family, without the address.
+ping_cmd() {
+	local o
+	o=$(family_opt "$1") || return
+	echo "ping${o:+ $o}"
+}
+# matrix_offload_mods: the ESP offload modules, one per family.
+matrix_offload_mods() {
+	local f
+	for f in ${MATRIX_VALUES[family]}; do matrix_attr family "$f" offload_mod; done
+}
+
+# matrix_guest_env GUEST: guest.env lines for a or b (read by the guest's
+# init): NAME, and per family vN: IPN=ADDRESS/PLEN.
+matrix_guest_env() {
+	local f
+	echo "NAME=$1"
+	for f in ${MATRIX_VALUES[family]}; do
+		echo "IP${f#v}=$(matrix_addr "$f" "$1")/$(matrix_attr family "$f" plen)"
+	done
+}
+
+# swanctl_conf initiator|responder: the guest's swanctl.conf.  a
+# initiates, one connection per family, one child per (proposal, mode);
+# the rig starts one child at a time (swanctl --initiate --child NAME).
+# b responds: charon picks a responder child by traffic selectors only,
+# so b has one child per family that accepts every proposal; the mode
+# follows the initiator (transport when asked, else tunnel; strongSwan
+# child_create.c).  PSK: conf.d/secrets.conf, made with the initramfs.
+swanctl_conf() {
+	local role=$1 me peer f m c props=()
+	case "$role" in
+	initiator) me=a peer=b ;;
+	responder) me=b peer=a ;;
+	*) echo "swanctl_conf initiator|responder" >&2; return 2 ;;
+	esac
+	for c in ${MATRIX_VALUES[proposal]}; do props+=("$(matrix_attr proposal "$c" esp)"); done
+	printf '# Guest %s: the IKEv2 %s (generated from net-tests/matrix.sh).\n\nconnections {\n' "$me" "$role"
+	for f in ${MATRIX_VALUES[family]}; do
+		printf '\t%s {\n\t\tversion = 2\n\t\tlocal_addrs = %s\n\t\tremote_addrs = %s\n' \
+			"$f" "$(matrix_addr "$f" "$me")" "$(matrix_addr "$f" "$peer")"
+		printf '\t\tlocal { auth = psk }\n\t\tremote { auth = psk }\n\t\tchildren {\n'
+		if [[ "$role" == initiator ]]; then
+			for c in ${MATRIX_VALUES[proposal]}; do
+				for m in ${MATRIX_VALUES[mode]}; do
+					printf '\t\t\t%s {\n\t\t\t\tmode = %s\n\t\t\t\tesp_proposals = %s\n\t\t\t}\n' \
+						"$(matrix_child "$f" "$m" "$c")" "$m" "$(matrix_attr proposal "$c" esp)"
+				done
+			done
+		else
+			printf '\t\t\t%s-any {\n\t\t\t\tmode = transport\n\t\t\t\tesp_proposals = %s\n\t\t\t}\n' \
+				"$f" "$(IFS=,; echo "${props[*]}" | sed 's/,/, /g')"
+		fi
+		printf '\t\t}\n\t}\n'
+	done
+	printf '}\n\ninclude conf.d/*.conf\n'
+}
+
+# --- the benchmark's rows ---
+rows_full() {
+	local p f m c o
+	for p in $(matrix_values proto plain=yes); do
+		for f in ${MATRIX_VALUES[family]}; do echo "$p-$f-plain"; done
+	done
+	for o in ${MATRIX_VALUES[offload]}; do
+		for p in ${MATRIX_VALUES[proto]}; do
+			while read -r f m c; do echo "$p-$f-$m-$c-$o"; done < <(matrix_esp)
+		done
+	done
+}
+
+# rows_select quick|full|ROW[,ROW...]: print the rows, validated.
+rows_select() {
+	local r
+	case "$1" in
+	quick) printf '%s\n' "${ROWS_QUICK[@]}" ;;
+	full) rows_full ;;
+	*)
+		for r in ${1//,/ }; do
+			row_decode "$r" || die "$E_USAGE" "unknown row '$r' (see net-tests/matrix.sh)"
+			echo "$r"
+		done
+		;;
+	esac
+}
+
+# row_decode ROW: the one decoder of a row name.  Sets ROW_PROTO,
+# ROW_FAMILY, ROW_MODE (plain for the plaintext rows), ROW_PROPOSAL,
+# ROW_OFFLOAD (any for plaintext), ROW_CHILD (a's swanctl child, empty
+# for plaintext).  Returns 1 (and sets nothing) if ROW is not a row of
+# the table.
+# shellcheck disable=SC2034 # ROW_*: the caller's
+row_decode() {
+	local IFS=- p f m c o x
+	read -r p f m c o x <<<"$1"
+	[[ -z "$x" ]] && matrix_has proto "$p" && matrix_has family "$f" || return 1
+	if [[ "$m" == plain && -z "$c$o" ]]; then
+		[[ "$(matrix_attr proto "$p" plain)" == yes ]] || return 1
+		ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=plain ROW_PROPOSAL='' ROW_OFFLOAD=any ROW_CHILD=''
+		return 0
+	fi
+	matrix_has mode "$m" && matrix_has proposal "$c" && matrix_has offload "$o" || return 1
+	ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=$m ROW_PROPOSAL=$c ROW_OFFLOAD=$o
+	ROW_CHILD=$(matrix_child "$f" "$m" "$c")
+}
