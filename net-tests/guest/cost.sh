@@ -6,7 +6,12 @@
 # synthetic event "esp_cost" (onmatch), and a hist trigger on it in
 # 100 ns buckets.  Only these probes are active (the path counting of
 # acct.sh runs in its own pass), so both kernels pay the same probe cost.
-#   cost.sh start   define probes, synthetic event and histogram
+#   cost.sh start [FUNC4 [FUNC6]]
+#                   define probes, synthetic event and histogram; FUNC4
+#                   and FUNC6 (default esp_output, esp6_output) are the
+#                   functions timed, "-" for none: any other function
+#                   can be timed the same way, one at a time, to find
+#                   where a cost goes (e.g. skb_cow_data -)
 #   cost.sh stop    print KEY=VALUE (cost_calls, cost_p10_ns,
 #                   cost_median_ns, cost_p90_ns) and remove everything
 # The guest has one vCPU; the start timestamp is keyed by pid.
@@ -56,18 +61,23 @@ start)
 	fi
 	cleanup
 	echo 'esp_cost u64 lat' >>"$T/synthetic_events"
-	{
-		echo 'p:kprobes/cin4 esp_output'
-		echo 'r:kprobes/cout4 esp_output'
-		echo 'p:kprobes/cin6 esp6_output'
-		echo 'r:kprobes/cout6 esp6_output'
-	} >>"$T/kprobe_events"
+	for p in "4:${2:-esp_output}" "6:${3:-esp6_output}"; do
+		f=${p%%:*} fn=${p#*:}
+		[ "$fn" != - ] || continue
+		if ! { echo "p:kprobes/cin$f $fn" && echo "r:kprobes/cout$f $fn"; } >>"$T/kprobe_events"; then
+			echo "cost.sh: cannot probe $fn (not in available_filter_functions?)" >&2
+			cleanup
+			exit 1
+		fi
+	done
 	echo "$SYN_TRIG" >"$S/trigger"
 	for f in 4 6; do
+		[ -d "$K/cin$f" ] || continue
 		echo "$IN_TRIG" >"$K/cin$f/trigger"
 		out_trig $f >"$K/cout$f/trigger"
+		echo 1 >"$K/cin$f/enable"
+		echo 1 >"$K/cout$f/enable"
 	done
-	for e in cin4 cin6 cout4 cout6; do echo 1 >"$K/$e/enable"; done
 	;;
 stop)
 	for e in cin4 cin6 cout4 cout6; do
@@ -97,7 +107,7 @@ stop)
 	fi
 	;;
 *)
-	echo "usage: cost.sh start | stop" >&2
+	echo "usage: cost.sh start [FUNC4 [FUNC6]] | stop" >&2
 	exit 2
 	;;
 esac
