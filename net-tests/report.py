@@ -56,6 +56,7 @@ verdict.json); the table and the one-line verdict are printed too.
     noisy "worse" findings are reported, not fatal.  Exit 0 otherwise.
 """
 import argparse
+import glob
 import fnmatch
 import json
 import os
@@ -729,6 +730,21 @@ def verdict_table(v, md):
                             for cells in lines])
 
 
+def copy_flags(d):
+    """The guests' string-copy CPU flags (erms, fsrm, rep_good) as the
+    guest init recorded them per boot, one entry per distinct set."""
+    seen = []
+    for f in sorted(glob.glob(os.path.join(d, "boot-*", "*", "cpu-copy-flags.txt"))):
+        try:
+            with open(f) as fh:
+                v = " ".join(fh.read().split()) or "none"
+        except OSError:
+            continue
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -795,6 +811,13 @@ def main():
                  " instructions x 2^shift, instr/KB count whole-guest busy"
                  " ticks (10^7 ns each); Mbit/s mix virtual and real time"
                  " and are not comparable with other runs").format(a.icount)
+        flags = copy_flags(a.dir)
+        if flags:
+            head += ("; guest string-copy CPU flags: {} (memcpy() is rep"
+                     " movsb with ERMS on 6.1, with FSRM on 6.12, else a"
+                     " loop; -icount counts each rep iteration as one"
+                     " instruction, so a rep movsb copy counts once per"
+                     " byte)").format(" | ".join(flags))
     if a.controls is None:
         a.controls = run_meta.get("controls")
     if a.controls is None:
