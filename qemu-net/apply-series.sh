@@ -20,16 +20,8 @@ usage() {
 	EOF
 }
 
-wt=''
-while (($#)); do
-	case "$1" in
-	-h | --help) usage; exit 0 ;;
-	-*) usage_error "unknown option '$1'" ;;
-	*) [[ -z "$wt" ]] || usage_error "one WORKTREE_DIR only: '$1'"; wt=$1 ;;
-	esac
-	shift
-done
-[[ -n "$wt" ]] || usage_error "no WORKTREE_DIR given"
+operands WORKTREE_DIR 1 1 "$@"
+wt=${RIG_OPERANDS[0]}
 [[ -e "$wt" ]] && usage_error "$wt exists"
 src=$(tree_ensure)
 git -C "$src" worktree prune

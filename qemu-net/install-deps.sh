@@ -14,15 +14,8 @@ usage() {
 	EOF
 }
 
-pkgs=()
-while (($#)); do
-	case "$1" in
-	-h | --help) usage; exit 0 ;;
-	-*) usage_error "unknown option '$1'" ;;
-	*) pkgs+=("$1") ;;
-	esac
-	shift
-done
+operands PACKAGE 0 1000 "$@"
+pkgs=("${RIG_OPERANDS[@]}")
 if ((${#pkgs[@]} == 0)); then
 	list=$(awk '!/^#/ && NF {print $1}' "$RIG_TOP/qemu-net/packages.txt") ||
 		die "$E_PKG" "cannot read $RIG_TOP/qemu-net/packages.txt"

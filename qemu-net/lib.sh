@@ -61,6 +61,28 @@ usage_error() {
 # takes a value: bad usage if there is none.
 opt_value() { (($# >= 2)) || usage_error "$1 needs a value"; }
 
+# operands NAME MIN MAX ARG...: the whole command line of a command
+# whose only option is -h/--help: MIN..MAX operands called NAME, set in
+# the array RIG_OPERANDS; bad usage otherwise.
+RIG_OPERANDS=()
+operands() {
+	local name=$1 min=$2 max=$3
+	shift 3
+	RIG_OPERANDS=()
+	while (($#)); do
+		case "$1" in
+		-h | --help) usage; exit 0 ;;
+		-*) usage_error "unknown option '$1'" ;;
+		*)
+			((${#RIG_OPERANDS[@]} < max)) || usage_error "at most $max $name: '$1'"
+			RIG_OPERANDS+=("$1")
+			;;
+		esac
+		shift
+	done
+	((${#RIG_OPERANDS[@]} >= min)) || usage_error "no $name given"
+}
+
 # rig_settings_check: the settings (options, environment, rig.local) a
 # run uses make sense; called once the options are parsed, so that a typo
 # stops the run before a kernel build, not after it.

@@ -20,16 +20,8 @@ usage() {
 	EOF
 }
 
-kdir=''
-while (($#)); do
-	case "$1" in
-	-h | --help) usage; exit 0 ;;
-	-*) usage_error "unknown option '$1'" ;;
-	*) [[ -z "$kdir" ]] || usage_error "one KERNEL_DIR only: '$1'"; kdir=$1 ;;
-	esac
-	shift
-done
-[[ -n "$kdir" ]] || usage_error "no KERNEL_DIR given"
+operands KERNEL_DIR 1 1 "$@"
+kdir=${RIG_OPERANDS[0]}
 [[ -f "$kdir/info" ]] || usage_error "$kdir is not an installed kernel (no info file)"
 
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
