@@ -67,15 +67,27 @@ import sys
 ACCT = [("inplace", "in-place"), ("pagefrag", "page-frag"),
         ("privhead", "private head"), ("cow", "cow"),
         ("copied_bytes", "B copied"), ("geniv_copied_bytes", "geniv B copied"),
+        ("segment_copied_bytes", "segment B copied"),
         ("all_copied_bytes", "all B copied")]
 
 
 def acct_value(acct, key):
     """Per-ESP-packet value of an accounting key (None if absent).
 
-    all_copied_bytes is system-wide on the sender (pskb_expand_head,
-    __pskb_pull_tail incl. the xmit linearisation, skb_copy_expand),
-    so it also sees copies outside ESP output, e.g. on received ACKs.
+    copied_bytes ("B copied") is ESP output's own copy: skb_cow_data()
+    plus the headers copied into a private head (patched);
+    geniv_copied_bytes the IV generator's src -> dst copy;
+    segment_copied_bytes ("segment B copied") the payload skb_segment()
+    copies when it segments without NETIF_F_SG (software ESP GSO).
+    all_copied_bytes ("all B copied") is every counted copy on the
+    sender: pskb_expand_head, __pskb_pull_tail incl. the xmit
+    linearisation, skb_copy_expand (system-wide, so it also sees copies
+    outside ESP output, e.g. on received ACKs), skb_segment without SG,
+    the private-head headers and the IV generator's copy.  Records
+    without segment_copied_bytes_total were made before the last three
+    were added: their all_copied_bytes is the first three only (it
+    misses ~1,400 B/pkt on the ESP GSO rows); segment B copied shows
+    "-" for them.
     """
     if not acct:
         return None

@@ -18,8 +18,29 @@
 #   pet   pskb_expand_head: bytes copied = skb->tail (head-relative offset)
 #   ppt   __pskb_pull_tail(skb, delta): bytes copied = delta
 #   sce   skb_copy_expand(skb, headroom, ...): bytes copied = headroom + skb->len
-#         (pet/ppt/sce are system-wide, receive path included: all_copied_bytes)
+#         (pet/ppt/sce are system-wide, receive path included)
 #   seg   skb_segment calls (GSO)
+#   segc  skb_segment(head_skb, features) without NETIF_F_SG (bit 0 of
+#         features, filter "!(features & 1)"): head_skb->len at entry =
+#         segment_copied_bytes.  Software ESP GSO segments without SG
+#         (esp4/esp6_gso_segment and validate_xmit_xfrm() mask NETIF_F_SG
+#         and the checksum features), and skb_segment() with !sg builds
+#         every segment in a new linear skb: skb_copy_and_csum_bits()
+#         (skb_copy_bits() with csum) of the segment's len payload bytes,
+#         offset running from doffset to head_skb->len after its
+#         __skb_push(doffset).  At entry head_skb->data is past the
+#         headers, so head_skb->len is exactly the payload those copies
+#         add up to (except skb_segment's frag_list clone branch, which
+#         copies no payload and would be over-counted here: it needs a
+#         frag_list skb, and the TCP/UDP skbs ESP sends have none).
+#         Probing the copy functions instead would count
+#         every other caller of these two exported helpers (system-wide,
+#         receive path included) with no way to tell skb_segment's calls
+#         apart in a filter.  Not counted: the per-segment copy of the
+#         doffset + tnl_hlen header bytes (82 B on the IPv4 transport
+#         GSO row; an inline memcpy, paid with SG too), since a fetcharg
+#         cannot reach gso_segs (shinfo = head + end needs an addition).  With SG skb_segment copies no payload
+#         (it references the frags), so the filter sees none of those.
 #   skr   skb_head_replace (patched kernels only): a clone encrypted out of
 #         place into a private head; ESP copied the headers in front of the
 #         ESP header (transport_header - network_header + 8 bytes), added
@@ -28,12 +49,19 @@
 #         by crypto_null.  seqiv/echainiv (ESP's IV generators) copy
 #         assoclen + cryptlen from src to dst this way whenever ESP
 #         encrypts out of place (the page-frag path): geniv_copied_bytes
+#
+# all_copied_bytes is every copy above: pet + ppt + sce (which include
+# skb_cow_data's copy) + segc + skr + gnc.  Until segc was added it was
+# pet + ppt + sce only (runs.jsonl records without
+# segment_copied_bytes_total): it missed skb_segment's payload copy on
+# the ESP GSO rows (~1,400 B per ESP packet) and the few header bytes
+# of skr and gnc.
 set -eu
 T=/sys/kernel/tracing
 K=$T/events/kprobes
 ST=/tmp/acct
 
-probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg skr gnc"
+probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg segc skr gnc"
 
 snap() { # counters from /proc and sysfs, KEY=VALUE
 	awk '/^Tcp:/{if(!h){split($0,k);h=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutSegs") print "tcp_outsegs=" $i; h=0}' /proc/net/snmp
@@ -78,6 +106,7 @@ start)
 		echo "p:kprobes/ppt __pskb_pull_tail delta=%si:s32"
 		echo "p:kprobes/sce skb_copy_expand hr=%si:s32 len=+$SKB_LEN(%di):u32"
 		echo "p:kprobes/seg skb_segment"
+		echo "p:kprobes/segc skb_segment features=%si:x64 len=+$SKB_LEN(%di):u32"
 		echo "p:kprobes/gnc null_skcipher_crypt len=+0(%di):u32"
 	} >>"$T/kprobe_events"
 	# IPv6 ESP is built in too; its output functions are separate symbols.
@@ -95,6 +124,7 @@ start)
 	echo "hist:keys=common_pid:vals=hitcount,copied" >"$K/pet/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,delta" >"$K/ppt/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,hr,len" >"$K/sce/trigger"
+	echo "hist:keys=common_pid:vals=hitcount,len if !(features & 1)" >"$K/segc/trigger"
 	echo "hist:keys=common_pid:vals=hitcount,len" >"$K/gnc/trigger"
 	for e in $probe_names; do
 		if [ -d "$K/$e" ]; then echo 1 >"$K/$e/enable"; fi
@@ -127,10 +157,17 @@ stop)
 	echo "pull_tail_calls=$(hist_hits ppt)"
 	echo "copy_expand_calls=$(hist_hits sce)"
 	echo "copied_bytes=$(($(hist_sum cow tl) + $(hist_sum cow dl) + skr_bytes))"
-	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len)))"
+	segc_bytes=$(hist_sum segc len)
+	gnc_bytes=$(hist_sum gnc len)
+	# every copy counted: the system-wide copy helpers, skb_segment's
+	# payload copy, ESP's header copy into a private head, the IV
+	# generator's src -> dst copy
+	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len) + segc_bytes + skr_bytes + gnc_bytes))"
 	echo "skb_segment_calls=$(hist_hits seg)"
+	echo "segment_nosg_calls=$(hist_hits segc)"
+	echo "segment_copied_bytes=$segc_bytes"
 	echo "geniv_copy_calls=$(hist_hits gnc)"
-	echo "geniv_copied_bytes=$(hist_sum gnc len)"
+	echo "geniv_copied_bytes=$gnc_bytes"
 	# counter deltas over the interval
 	awk -F= 'NR==FNR{b[$1]=$2; next} {print $1 "=" $2 - b[$1]}' "$ST/before" "$ST/after"
 	cleanup

@@ -79,7 +79,9 @@ cost_json() {
 	END{printf "{"; for (i = 1; i <= n; i++) printf "%s%s", v[i], (i < n ? "," : ""); printf "}"}' "$1"
 }
 
-# acct_json FILE: the counts as a JSON object, with per-ESP-packet ratios.
+# acct_json FILE: the counts as a JSON object (KEY_total), with per-ESP-packet
+# ratios; segment_copied_bytes (skb_segment's payload copy without SG) and
+# all_copied_bytes (every counted copy, it included) per packet too.
 acct_json() {
 	awk -F= 'NF==2{v[$1]=$2; k[++n]=$1}
 	END{
@@ -87,8 +89,9 @@ acct_json() {
 		printf "{"
 		for (i = 1; i <= n; i++) printf "\"%s_total\":%s,", k[i], v[k[i]]
 		if (e > 0)
-			printf "\"inplace\":%.4f,\"pagefrag\":%.4f,\"privhead\":%.4f,\"cow\":%.4f,\"copied_bytes\":%.1f,\"geniv_copied_bytes\":%.1f,",
-				v["inplace"]/e, v["pagefrag"]/e, v["privhead"]/e, v["cow"]/e, v["copied_bytes"]/e, v["geniv_copied_bytes"]/e
+			printf "\"inplace\":%.4f,\"pagefrag\":%.4f,\"privhead\":%.4f,\"cow\":%.4f,\"copied_bytes\":%.1f,\"geniv_copied_bytes\":%.1f,\"segment_copied_bytes\":%.1f,\"all_copied_bytes\":%.1f,",
+				v["inplace"]/e, v["pagefrag"]/e, v["privhead"]/e, v["cow"]/e, v["copied_bytes"]/e, v["geniv_copied_bytes"]/e,
+				v["segment_copied_bytes"]/e, v["all_copied_bytes"]/e
 		printf "\"esp_packets\":%d}", e
 	}' "$1"
 }
