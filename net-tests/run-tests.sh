@@ -1,5 +1,5 @@
 #!/bin/bash
-# The rig's tests (make check), TAP on stdout, diagnostics as "# ..." on
+# The rig's tests (make check), KTAP on stdout, diagnostics as "# ..." on
 # stderr, logs in results/check-<timestamp>/.  The last line on stdout is
 # "N passed, N failed, N skipped", alone.  Exit 0 when nothing failed
 # (skips allowed), 1 when a test failed, 2 on bad usage.  Options:
@@ -37,10 +37,8 @@ debug|build|opt-in (RIG_CHECK_DEBUG=1 or -t debug): KASAN/SLUB_DEBUG/KFENCE/kmem
 tree||opt-in (RIG_CHECK_TREE=1 or -t tree): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left
 "
-for f in "$RIG_TOP"/net-tests/tests/*.sh; do
-	# shellcheck source=/dev/null
-	. "$f"
-done
+# Each group's file (net-tests/tests/GROUP.sh) is sourced in that group's
+# own shell (run_group, net-tests/lib/tap.sh), never here.
 
 mapfile -t groups < <(awk -F'|' 'NF>=3{print $1}' <<<"$GROUPS_TABLE")
 
@@ -48,7 +46,8 @@ usage() {
 	cat <<-EOF
 		Usage: net-tests/run-tests.sh [-t GROUP]... [--list] [--accel tcg|kvm]
 		                              [--link tap|socket] [--tree 6.1|6.12]
-		The rig's tests (make check): TAP 13 on stdout, diagnostics as "# ..."
+		The rig's tests (make check): KTAP 1 on stdout (a guest script's or
+		module's own KTAP as an indented subtest), diagnostics as "# ..."
 		on stderr, logs in \$RIG_RESULTS/check-<time>/; the last line on stdout
 		is "N passed, N failed, N skipped", alone.
 		  -t GROUP      run GROUP (again for more); default: every group, the
@@ -104,10 +103,8 @@ TAP_RECORDS=$CHECK_DIR/records.tsv
 : >"$TAP_RECORDS"
 export CHECK_DIR TAP_RECORDS
 t0=$SECONDS
-n=0
-failed=0
 declare -A gstatus=()
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "# logs: $CHECK_DIR"
 for g in "${groups[@]}"; do
 	[[ " ${sel[*]} " == *" $g "* ]] || continue
@@ -118,6 +115,7 @@ for g in "${groups[@]}"; do
 	else
 		echo "# == $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
 		grc=0
+		nres=$(tap_results "$TAP_RECORDS")
 		exec {logfd}> >(tee "$CHECK_DIR/$g.log" | sed -u 's/^/# /' >&2)
 		teepid=$!
 		# (the group gets the log as stderr only: a stray copy of the fd
@@ -125,29 +123,18 @@ for g in "${groups[@]}"; do
 		in_child run_group "$g" >"$CHECK_DIR/$g.out" 2>&"$logfd" {logfd}>&- || grc=$?
 		exec {logfd}>&-
 		wait "$teepid" || true
-		# A group that died without recording anything is a failure.
-		if (($(wc -l <"$TAP_RECORDS") == before)); then
+		# A group that died without recording a result is a failure.
+		if (($(tap_results "$TAP_RECORDS") == nres)); then
 			printf 'fail\t%s\tgroup exited %d without results (see %s)\n' "$g" "$grc" "$CHECK_DIR/$g.log" >>"$TAP_RECORDS"
 		elif ((grc != 0)); then
 			printf 'fail\t%s-group\tgroup exited %d after its last result (see %s)\n' "$g" "$grc" "$CHECK_DIR/$g.log" >>"$TAP_RECORDS"
 		fi
 	fi
-	gstatus[$g]=ok
-	while IFS=$'\t' read -r st name why; do
-		n=$((n + 1))
-		case "$st" in
-		ok) echo "ok $n $name" ;;
-		skip) echo "ok $n $name # SKIP ${why:-no reason given}"
-			[[ "${gstatus[$g]}" == ok ]] && gstatus[$g]="was skipped" ;;
-		*) echo "not ok $n $name${why:+ # $why}"
-			failed=$((failed + 1))
-			gstatus[$g]=failed ;;
-		esac
-	done < <(tail -n +"$((before + 1))" "$TAP_RECORDS")
+	tap_print "$TAP_RECORDS" "$((before + 1))"
+	gstatus[$g]=$TAP_GROUP_STATUS
 done
-skipped=$(awk -F'\t' '$1 == "skip"' "$TAP_RECORDS" | wc -l)
-echo "1..$n"
+echo "1..$TAP_N"
 echo "# $((SECONDS - t0))s; logs: $CHECK_DIR"
 # The last line on stdout, alone (CI reads it).
-echo "$((n - failed - skipped)) passed, $failed failed, $skipped skipped"
-((failed == 0)) || exit "$E_FAIL"
+echo "$((TAP_N - TAP_FAILED - TAP_SKIPPED)) passed, $TAP_FAILED failed, $TAP_SKIPPED skipped"
+((TAP_FAILED == 0)) || exit "$E_FAIL"

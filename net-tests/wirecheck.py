@@ -155,6 +155,9 @@ def selftest():
         (eth4[:12] + b"\x08\x06" + b"\0" * 28, "arp"),
     ]
     miss = 0
+    # KTAP, as net-tests/lib/tap.sh's ktap_line writes it
+    print("KTAP version 1")
+    print("1..{}".format(len(cases) + 3))
     for i, (frame, want) in enumerate(cases):
         got = classify(frame)[0]
         ok = got == want
@@ -163,12 +166,11 @@ def selftest():
             "" if ok else "not ", i + 1, got, "" if ok else " (want " + want + ")"))
     # vnet header in front (filter-dump on a vnet_hdr tap, QEMU 7.2)
     frs = [f for f, _ in cases]
-    for off in (0, 12, 10):
+    for n, off in enumerate((0, 12, 10), len(cases) + 1):
         got = vnet_offset([b"\1" * off + f for f in frs])
         miss += got != off
-        print("{}ok vnet_offset of {}-byte header -> {}".format(
-            "" if got == off else "not ", off, got))
-    print("1..{}".format(len(cases) + 3))
+        print("{}ok {} vnet_offset of {}-byte header -> {}".format(
+            "" if got == off else "not ", n, off, got))
     return miss
 
 

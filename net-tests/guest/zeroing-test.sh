@@ -4,7 +4,8 @@
 # zeroing-test.sh - do IPsec SA keys reach kfree() unwiped?
 #
 # Runs inside a guest (busybox sh, iproute2 at /usr/sbin/ip, tracefs).
-# Output is TAP; exit 0 = all ok, 1 = a test failed, 4 = skipped.
+# Output is KTAP (qemu-net/guest/lib.sh's writer); exit 0 = all ok,
+# 1 = a test failed, 4 = skipped (kselftest's codes, no others).
 #
 #   kprobe events on kfree() and on kfree_sensitive()
 #        |  fetch 8 bytes at the start of the object (identifies it)
@@ -59,7 +60,8 @@
 #   ZT_TIMEOUT (seconds to wait for the state GC, default 30),
 #   ZT_GROUP (kprobe event group, default zt<pid>).
 
-# The polling helper (slowwait), beside the script's own directory.
+# The polling helper (slowwait) and the KTAP writer (ktap_*), beside the
+# script's own directory.
 # shellcheck source=qemu-net/guest/lib.sh
 . "${0%/*}/../../qemu-net/guest/lib.sh"
 
@@ -67,10 +69,6 @@ TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 IP=${IP:-/usr/sbin/ip}
 ZT_TIMEOUT=${ZT_TIMEOUT:-30}
 GROUP=${ZT_GROUP:-zt$$}
-
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
 
 # Marks the verdict of an object no probe saw freed: a blind probe, which
 # proves nothing about wiping.  The host matches this exact string
@@ -97,25 +95,6 @@ SPI_AEAD4=0x7a5e0001
 SPI_AEAD6=0x7a5e0002
 SPI_AE4=0x7a5e0003
 SPI_AE6=0x7a5e0004
-
-ntest=0
-nfail=0
-
-ok() {
-	ntest=$((ntest + 1))
-	echo "ok $ntest - $1"
-}
-
-not_ok() {
-	ntest=$((ntest + 1))
-	nfail=$((nfail + 1))
-	echo "not ok $ntest - $1${2:+ # $2}"
-}
-
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit $KSFT_SKIP
-}
 
 # le64 0xKEY: the first 8 key bytes read as a little-endian u64, in the
 # form the x64 fetch type prints ("0x%llx").
@@ -246,30 +225,30 @@ desc() {
 }
 
 # --- prerequisites -------------------------------------------------------
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-[ -x "$IP" ] || skip_all "$IP (iproute2) not found"
+[ "$(id -u)" = 0 ] || ktap_skip_all "needs root"
+[ -x "$IP" ] || ktap_skip_all "$IP (iproute2) not found"
 if [ ! -e "$TRACEFS/kprobe_events" ]; then
 	mount -t tracefs nodev "$TRACEFS" 2>/dev/null
-	[ -e "$TRACEFS/kprobe_events" ] || skip_all "no tracefs kprobe_events at $TRACEFS"
+	[ -e "$TRACEFS/kprobe_events" ] || ktap_skip_all "no tracefs kprobe_events at $TRACEFS"
 fi
-"$IP" xfrm state list >/dev/null 2>&1 || skip_all "ip xfrm not usable (XFRM_USER?)"
+"$IP" xfrm state list >/dev/null 2>&1 || ktap_skip_all "ip xfrm not usable (XFRM_USER?)"
 
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-echo "TAP version 13"
+ktap_header
 del_sas
 setup_probes || {
 	echo "# could not create kprobe events on kfree/kfree_sensitive"
 	cleanup
 	trap - EXIT
-	skip_all "kprobe events on kfree() unavailable"
+	ktap_skip_all "kprobe events on kfree() unavailable"
 }
 echo 1 >"$TRACEFS/tracing_on"
 : >"$TRACEFS/trace"
 echo 1 >"$TRACEFS/events/$GROUP/enable"
 
-echo "1..8"
+ktap_plan 8
 
 # --- SAs with marker keys: added (authenc blob freed) then deleted ---------
 add_err=
@@ -307,16 +286,12 @@ for o in $OBJS; do
 	ks=$(hits "ks_$1" "$2" "$3")
 	echo "# $o: layout $1, $2=$3: kfree() unwiped $kf, kfree_sensitive() $ks"
 	if [ "$kf" -gt 0 ]; then
-		not_ok "$(desc "$o")" "marker reached kfree() unwiped $kf time(s)"
+		ktap_not_ok "$(desc "$o")" "marker reached kfree() unwiped $kf time(s)"
 	elif [ "$ks" -eq 0 ]; then
-		not_ok "$(desc "$o")" "$BLIND_MARK: probe saw no free of this object"
+		ktap_not_ok "$(desc "$o")" "$BLIND_MARK: probe saw no free of this object"
 	else
-		ok "$(desc "$o")"
+		ktap_ok "$(desc "$o")"
 	fi
 done
 
-if [ $nfail -gt 0 ]; then
-	echo "# $nfail of $ntest failed"
-	exit $KSFT_FAIL
-fi
-exit $KSFT_PASS
+ktap_finish

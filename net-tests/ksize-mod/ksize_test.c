@@ -79,8 +79,11 @@ static int __init ksize_test_init(void)
 	size_t size, ks, want, first_bad = 0;
 	int i;
 
+	/* KTAP as KUnit nests a suite: one test, its cases one level down */
 	pr_info("KTAP version 1\n");
-	pr_info("# Subtest: ksize_test\n");
+	pr_info("1..1\n");
+	pr_info("    KTAP version 1\n");
+	pr_info("    # Subtest: ksize_test\n");
 	pr_info("    1..%zu\n", 1 + ARRAY_SIZE(edges) + ARRAY_SIZE(large));
 
 	for (size = 1; size <= KMALLOC_MAX_CACHE_SIZE; size++) {

@@ -1,5 +1,9 @@
 # shellcheck shell=bash
 # Group "build": both guest kernels (cache hits are fast).
+[[ -z "${RIG_T_BUILD_SH:-}" ]] || return 0
+RIG_T_BUILD_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 
 t_build() {
 	local t=$SECONDS dir

@@ -15,8 +15,15 @@
 #  - no check that the console could be read: a missing console passed.
 #  - "ipsec_start || true" in debug_boot (as debug.sh:93 was):
 #    static-group-setup-failures saw debug-boot recorded ok.
+[[ -z "${RIG_T_DEBUG_SH:-}" ]] || return 0
+RIG_T_DEBUG_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 # shellcheck source=net-tests/lib/ipsec.sh
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
+# KUNIT_MODULES and guest_ktap
+# shellcheck source=net-tests/tests/kernel.sh
+. "$RIG_TOP/net-tests/tests/kernel.sh"
 
 DEBUG_REPORTS='BUG:|WARNING:|KASAN|KFENCE|kmemleak: [0-9]+ new suspected|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|Oops|Kernel panic|=============================================================================$'
 
@@ -56,10 +63,8 @@ t_debug_rows() {
 }
 
 t_debug_kunit() {
-	local out rc=0
-	out=$(guest_exec -t 300 a "$G/kunit.sh ${KUNIT_MODULES[*]}") || rc=$?
-	printf '%s\n' "$out" >&2
-	((rc == 0)) || { reason "KUnit on the debug kernel: exit $rc"; return 1; }
+	guest_ktap -t 300 a "$G/kunit.sh ${KUNIT_MODULES[*]}" ||
+		{ reason "KUnit on the debug kernel: exit $guest_rc"; return 1; }
 }
 
 # The kmemleak report of one guest, after two scans (the second reports

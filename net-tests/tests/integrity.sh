@@ -13,6 +13,10 @@
 #    static-matrix-one-source named this file and the line, and
 #    static-matrix-generated saw no payload-*-ccm-* test for a proposal
 #    added to the table.
+[[ -z "${RIG_T_INTEGRITY_SH:-}" ]] || return 0
+RIG_T_INTEGRITY_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 # shellcheck source=net-tests/lib/payload.sh
 . "$RIG_TOP/net-tests/lib/payload.sh"
 

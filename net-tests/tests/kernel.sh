@@ -27,6 +27,10 @@
 #    acct-baseline-gso-segment-copies failed with "gso-segment-copies
 #    does not hold: ... skb_segment copies 0 B per ESP packet".
 
+[[ -z "${RIG_T_KERNEL_SH:-}" ]] || return 0
+RIG_T_KERNEL_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 
@@ -115,40 +119,66 @@ t_ksize_module_build() {
 	cp "$tmp/ksize_test.ko" "$GUEST_RUN/a/"
 }
 
+# The module's KTAP (its last "KTAP version 1" in the guest's dmesg on,
+# timestamps cut, other kernel messages left out) is the test's subtest.
 t_ksize_module_load() {
-	local out
-	out=$(guest_exec a "insmod /rig/ksize_test.ko; rc=\$?; dmesg | grep -E '^(\[[ 0-9.]+\] )?(# |ok|not ok|    )' | grep -A400 'ksize_test' | tail -n 60; exit \$rc") ||
-		{ printf '%s\n' "$out" >&2; reason "insmod ksize_test.ko failed: ksize() != kmalloc_size_roundup() somewhere"; return 1; }
+	local out rc=0 f=$GUEST_RUN/a/ksize-dmesg.txt
+	guest_exec a "insmod /rig/ksize_test.ko; rc=\$?; dmesg >/rig/ksize-dmesg.txt; exit \$rc" >&2 || rc=$?
+	out=$(sed -E 's/^\[[ 0-9.]+\] //' "$f" | tac | sed '/^KTAP version 1$/q' | tac |
+		grep -E '^(KTAP version |1\.\.[0-9]|# |ok |not ok |    )') || true
 	printf '%s\n' "$out" >&2
+	subtest <<<"$out"
+	((rc == 0)) || { reason "insmod ksize_test.ko failed: ksize() != kmalloc_size_roundup() somewhere"; return 1; }
+	grep -qE '^ok [0-9]+ ksize_test$' <<<"$out" || { reason "insmod ksize_test.ko passed without the module's verdict"; return 1; }
 }
 
-t_kunit() {
-	local out rc=0
-	out=$(guest_exec a "$G/kunit.sh $*") || rc=$?
+# guest_ktap GUEST_EXEC-ARGS...: run a kselftest-speaking guest script
+# (guest_exec [-t S] GUEST CMD); its output goes to the log, to GUEST_OUT
+# and, as KTAP, to the test's subtest; the return is its exit status read
+# as kselftest's (ksft_status): 0, 4, or 1 for any other (an exit 2 or 3
+# is no pass).  Its own exit status in guest_rc.
+guest_rc=
+guest_ktap() {
+	local out
+	guest_rc=0
+	out=$(guest_exec "$@") || guest_rc=$?
 	printf '%s\n' "$out" >&2
+	subtest <<<"$out"
+	GUEST_OUT=$out
+	case "$(ksft_status "$guest_rc")" in
+	ok) return 0 ;;
+	skip) return 4 ;;
+	*) return 1 ;;
+	esac
+}
+GUEST_OUT=
+
+t_kunit() {
+	local rc=0
+	guest_ktap a "$G/kunit.sh $*" || rc=$?
 	case "$rc" in
 	0) ;;
 	4) reason "KUnit module not in this kernel"; return 4 ;;
-	*) reason "KUnit suite failed"; return 1 ;;
+	*) reason "KUnit suite failed (kunit.sh exited $guest_rc)"; return 1 ;;
 	esac
 }
 
 # zeroing-test.sh marks the verdict of an object no probe saw freed with
-# this string (its BLIND_MARK): "not ok N - DESC # ZT-BLIND-PROBE: ...".
+# this string (its BLIND_MARK): "not ok N DESC # ZT-BLIND-PROBE: ...".
 ZEROING_BLIND_MARK=ZT-BLIND-PROBE
-zeroing_blind() { grep -qE "^not ok [0-9]+ - .* # $ZEROING_BLIND_MARK: " <<<"$1"; }
+zeroing_blind() { grep -qE "^not ok [0-9]+ .* # $ZEROING_BLIND_MARK: " <<<"$1"; }
 # ... and that of a key seen at kfree() unwiped with this text.
-zeroing_unwiped() { grep -qE '^not ok [0-9]+ - .* # marker reached kfree\(\) unwiped [0-9]+ time\(s\)$' <<<"$1"; }
+zeroing_unwiped() { grep -qE '^not ok [0-9]+ .* # marker reached kfree\(\) unwiped [0-9]+ time\(s\)$' <<<"$1"; }
 
 # t_zeroing WANT: run zeroing-test.sh in guest a; WANT is its expected
 # exit status (1 on baseline, 0 on patched).
 t_zeroing() {
 	local want=$1 out rc=0
-	out=$(guest_exec -t 120 a "$G/zeroing-test.sh") || rc=$?
-	printf '%s\n' "$out" >&2
+	guest_ktap -t 120 a "$G/zeroing-test.sh" || rc=$?
+	out=$GUEST_OUT
 	if ((rc == 4)); then reason "zeroing test skipped in the guest"; return 4; fi
-	if ((rc != want)); then
-		reason "zeroing-test.sh exited $rc, expected $want"
+	if ((guest_rc != want)); then
+		reason "zeroing-test.sh exited $guest_rc, expected $want"
 		return 1
 	fi
 	# On the baseline the failures must be the unwiped keys, not a blind
@@ -162,7 +192,7 @@ t_zeroing() {
 		reason "zeroing-test.sh exited 1 without an unwiped-key verdict"
 		return 1
 	fi
-	if ((want == 0)) && ! grep -qE '^ok [0-9]+ - ' <<<"$out"; then
+	if ((want == 0)) && ! grep -qE '^ok [0-9]+ ' <<<"$out"; then
 		reason "zeroing-test.sh exited 0 without a verdict"
 		return 1
 	fi

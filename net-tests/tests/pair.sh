@@ -9,6 +9,10 @@
 # reports (ethtool -k) are the link's (on for tap, off for socket), on tap
 # the QEMUs run in the run's own netns, and after the pair is stopped no
 # QEMU, namespace holder, tap or bridge is left.
+[[ -z "${RIG_T_PAIR_SH:-}" ]] || return 0
+RIG_T_PAIR_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 
 #
 # Deliberate breakages seen to fail:

@@ -6,6 +6,10 @@
 #    passed; static-series-checkpatch-verdict (a fake checkpatch.pl in a
 #    fake worktree) failed "broken=0".  The group itself was not run here
 #    (the cached kernel tree was in use by a build).
+[[ -z "${RIG_T_SERIES_SH:-}" ]] || return 0
+RIG_T_SERIES_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 # shellcheck source=qemu-net/tree.sh
 . "$RIG_TOP/qemu-net/tree.sh"
 

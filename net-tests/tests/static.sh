@@ -19,6 +19,16 @@
 #    registered (static-harness-worktree-cleanup).
 #  - a skip and a fail added to this group: the last line on stdout
 #    read "7 passed, 1 failed, 1 skipped", exit 1.
+#  KTAP (net-tests/lib/tap.sh, qemu-net/guest/lib.sh), each run alone:
+#  - tap_print printing a subtest's lines without the indent:
+#    static-harness-ktap-nested ("...|KTAP version 1|# Subtest: nested|..."
+#    at column 0).
+#  - result() dropping the subtest (the old one-line collapse):
+#    static-harness-ktap-nested ("ok 1 plain|not ok 2 nested ...").
+#  - ksft_status reading 2 and 3 as kselftest's XFAIL/XPASS (ok):
+#    static-guest-exit-codes ("ok:kunit-2 ... ok:kunit-3").
+#  - the guest writer's ktap_finish exiting 0 after a failed test:
+#    static-guest-exit-codes ("dash 1: rc=0", "busybox sh 1: rc=0").
 #  report.py's verdict (static-verdict-*, each run with the checks alone):
 #  - noisy metrics judged on the medians alone, boots overlapping:
 #    -noisy (throughput "better") and -kept-runs (icount-v2) failed.
@@ -84,6 +94,10 @@
 #    ("dash: n=3 (want n=3 rc=1 1)", each shell cut at 20 s).
 #  Breakages of the other groups' code these self-tests catch are
 #  listed in those files.
+[[ -z "${RIG_T_STATIC_SH:-}" ]] || return 0
+RIG_T_STATIC_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 
 # shellcheck source=net-tests/matrix.sh
 . "$RIG_TOP/net-tests/matrix.sh"
@@ -93,6 +107,16 @@
 . "$RIG_TOP/net-tests/tests/integrity.sh"
 # shellcheck source=net-tests/tests/pair.sh
 . "$RIG_TOP/net-tests/tests/pair.sh"
+# The other groups' code the self-tests run (t_debug_*, t_zeroing, the
+# groups of t_group_setup_failures, t_series_checkpatch, wire_expect).
+# shellcheck source=net-tests/tests/debug.sh
+. "$RIG_TOP/net-tests/tests/debug.sh"
+# shellcheck source=net-tests/tests/kernel.sh
+. "$RIG_TOP/net-tests/tests/kernel.sh"
+# shellcheck source=net-tests/tests/series.sh
+. "$RIG_TOP/net-tests/tests/series.sh"
+# shellcheck source=net-tests/tests/wire.sh
+. "$RIG_TOP/net-tests/tests/wire.sh"
 
 t_shellcheck() {
 	local files=() tracked f
@@ -114,13 +138,19 @@ t_c_tools() {
 }
 
 t_tools_selftest() {
-	make -s -C "$RIG_TOP/net-tests/tools" selftest >&2 ||
-		{ reason "skbt-payload self-test failed (loopback only)"; return 1; }
+	local out rc=0
+	out=$(make -s -C "$RIG_TOP/net-tests/tools" selftest) || rc=$?
+	printf '%s\n' "$out" >&2
+	subtest <<<"$out"
+	((rc == 0)) || { reason "skbt-payload self-test failed (loopback only)"; return 1; }
 }
 
 t_wirecheck_selftest() {
-	python3 "$RIG_TOP/net-tests/wirecheck.py" --selftest >&2 ||
-		{ reason "wirecheck.py classifies a built frame wrongly (see log)"; return 1; }
+	local out rc=0
+	out=$(python3 "$RIG_TOP/net-tests/wirecheck.py" --selftest) || rc=$?
+	printf '%s\n' "$out" >&2
+	subtest <<<"$out"
+	((rc == 0)) || { reason "wirecheck.py classifies a built frame wrongly (see log)"; return 1; }
 }
 
 # --- self-tests of the harness (net-tests/lib/tap.sh, qemu-net/lib.sh) ---
@@ -129,8 +159,9 @@ t_wirecheck_selftest() {
 # tests.  (Global assignments: an EXIT trap no longer sees the locals of
 # the functions it interrupted.)
 
-# st_records FILE: "STATUS:NAME ..." of the records in FILE, in order.
-st_records() { cut -f1,2 "$1" | tr '\t\n' ': '; }
+# st_records FILE: "STATUS:NAME ..." of the results in FILE, in order
+# (not their subtests' lines).
+st_records() { awk -F'\t' '$1 != "sub" { printf "%s:%s ", $1, $2 }' "$1"; }
 
 st_midway() { false; true; }
 st_pass() { true; }
@@ -496,6 +527,7 @@ st_zeroing() {
 		}
 		REASON_FILE=$d.reason
 		: >"$REASON_FILE"
+		TAP_SUBFILE= # (a fake run: not this self-test's subtest)
 		t_zeroing "$want"
 	) 2>>"$CHECK_DIR/selftest-zeroing.log" || rc=$?
 	echo "rc=$rc reason=$(cat "$d.reason")"
@@ -518,10 +550,116 @@ t_zeroing_blind_guard() {
 			guest_exec() { echo "sh: /src/net-tests/guest/zeroing-test.sh: Permission denied"; return "$want"; }
 			# shellcheck disable=SC2034 # read by reason (tap.sh)
 			REASON_FILE=$CHECK_DIR/fake-tracefs.reason
+			TAP_SUBFILE=
 			t_zeroing "$want"
 		) >/dev/null 2>&1 || rc=$?
 		((rc == 1)) || { reason "t_zeroing $want passed a job that printed no verdict"; return 1; }
 	done
+}
+
+# --- KTAP: nested subtests and kselftest's exit codes ---------------------
+
+# A test that records its guest script's KTAP (subtest) is printed with
+# that KTAP indented under its own result line, "# Subtest: NAME" after
+# the version line, the lines before the version line left out; the
+# subtest's lines are not counted as results.
+st_nested() {
+	printf '%s\n' 'make: noise' 'KTAP version 1' '1..2' 'ok 1 a' '    ok 1 deeper' 'not ok 2 b # why' | subtest
+	reason "guest said no"
+	return 1
+}
+t_harness_ktap_nested() {
+	local rec=$CHECK_DIR/selftest-ktap.tsv got want
+	: >"$rec"
+	got=$(
+		# shellcheck disable=SC2034 # read by result, tap_print (tap.sh)
+		TAP_RECORDS=$rec REASON_FILE=$CHECK_DIR/selftest-ktap.reason
+		check plain st_pass
+		check nested st_nested
+		check skipped st_skip
+		TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0
+		tap_print "$rec" 1
+		echo "n=$TAP_N failed=$TAP_FAILED skipped=$TAP_SKIPPED results=$(tap_results "$rec") group=$TAP_GROUP_STATUS"
+	) 2>"$CHECK_DIR/selftest-ktap.log" || true
+	want='ok 1 plain
+    KTAP version 1
+    # Subtest: nested
+    1..2
+    ok 1 a
+        ok 1 deeper
+    not ok 2 b # why
+not ok 2 nested # guest said no
+ok 3 skipped # SKIP skip reason
+n=3 failed=1 skipped=1 results=3 group=failed'
+	[[ "$got" == "$want" ]] || { reason "got '${got//$'\n'/|}', want '${want//$'\n'/|}'"; return 1; }
+}
+
+# A kselftest-speaking guest script (kunit.sh, zeroing-test.sh) that
+# exits 2 or 3 (XFAIL/XPASS in kselftest; a shell error here) fails its
+# test even with passing KTAP on stdout; 0 passes, 4 skips.  And the guest
+# side's writer (qemu-net/guest/lib.sh) under dash and busybox sh: the
+# real kunit.sh on a fake debugfs exits 0, 1 or 4 as its suites did.
+ST_GUEST_RC=0
+st_guest_kunit() {
+	# shellcheck disable=SC2317 # called by t_kunit
+	guest_exec() { printf '%s\n' 'KTAP version 1' '1..1' 'ok 1 suite'; return "$ST_GUEST_RC"; }
+	t_kunit some_module
+}
+st_guest_zeroing() {
+	# shellcheck disable=SC2317 # called by t_zeroing
+	guest_exec() { printf '%s\n' 'KTAP version 1' '1..1' 'ok 1 key wiped'; return "$ST_GUEST_RC"; }
+	t_zeroing 0
+}
+# st_fake_kunit DIR SUITE:RESULT...: a fake debugfs DIR/kunit whose fake
+# DIR/modprobe adds each SUITE with RESULT (ok|not_ok) for module m, and
+# reports any other module not found.
+st_fake_kunit() {
+	local d=$1 sr
+	shift
+	rm -rf "$d"
+	mkdir -p "$d/kunit" "$d/suites"
+	for sr in "$@"; do
+		sr=${sr//_/ }
+		mkdir -p "$d/suites/${sr%%:*}"
+		printf '%s\n' 'KTAP version 1' '1..1' '    KTAP version 1' "    # Subtest: ${sr%%:*}" '    1..1' \
+			"    ${sr#*:} 1 case_one" "# ${sr%%:*}: totals" "${sr#*:} 1 ${sr%%:*}" >"$d/suites/${sr%%:*}/results"
+	done
+	printf '#!/bin/sh\n[ "$1" = m ] || { echo "modprobe: module $1 not found" >&2; exit 1; }\ncp -r %q/suites/* %q/kunit/\n' \
+		"$d" "$d" >"$d/modprobe"
+	chmod +x "$d/modprobe"
+}
+t_guest_exit_codes() {
+	local rec=$CHECK_DIR/selftest-exit.tsv d=$CHECK_DIR/fake-kunit gots=() rc sh out want wants
+	: >"$rec"
+	(
+		# shellcheck disable=SC2034 # read by result (tap.sh)
+		TAP_RECORDS=$rec REASON_FILE=$CHECK_DIR/selftest-exit.reason
+		for ST_GUEST_RC in 0 2 3 4; do
+			check "kunit-$ST_GUEST_RC" st_guest_kunit
+			check "zeroing-$ST_GUEST_RC" st_guest_zeroing
+		done
+	) 2>"$CHECK_DIR/selftest-exit.log" || true
+	gots+=("$(st_records "$rec")")
+	for sh in dash "busybox sh"; do
+		command -v "${sh%% *}" >/dev/null || continue
+		for want in "0:s1:ok s2:ok" "1:s1:ok s2:not_ok" "4:s1:ok" "4:"; do
+			st_fake_kunit "$d" ${want#*:}
+			rc=0
+			case "$want" in
+			4:*:*) out=$(KUNIT_DEBUGFS=$d/kunit MODPROBE=$d/modprobe $sh "$RIG_TOP/net-tests/guest/kunit.sh" m nosuch 2>&1) || rc=$? ;;
+			4:) out=$(KUNIT_DEBUGFS=$d/nodir $sh "$RIG_TOP/net-tests/guest/kunit.sh" m 2>&1) || rc=$? ;;
+			*) out=$(KUNIT_DEBUGFS=$d/kunit MODPROBE=$d/modprobe $sh "$RIG_TOP/net-tests/guest/kunit.sh" m 2>&1) || rc=$? ;;
+			esac
+			printf '%s: %s\n%s\n' "$sh" "$want" "$out" >>"$CHECK_DIR/selftest-exit.log"
+			gots+=("$sh ${want%%:*}: rc=$rc $(awk '/^(not )?ok [0-9]/ { n++ } END { print n + 0 }' <<<"$out") $(awk '/^    ok 1 case_one$/ { n++ } END { print n + 0 }' <<<"$out")")
+		done
+	done
+	wants=("ok:kunit-0 ok:zeroing-0 fail:kunit-2 fail:zeroing-2 fail:kunit-3 fail:zeroing-3 skip:kunit-4 skip:zeroing-4 ")
+	for sh in dash "busybox sh"; do
+		command -v "${sh%% *}" >/dev/null || continue
+		wants+=("$sh 0: rc=0 2 2" "$sh 1: rc=1 2 1" "$sh 4: rc=4 2 1" "$sh 4: rc=4 0 0")
+	done
+	[[ "${gots[*]}" == "${wants[*]}" ]] || { reason "got '${gots[*]}', want '${wants[*]}'"; return 1; }
 }
 
 # --- the tree group's nested records -----------------------------------
@@ -1375,6 +1513,8 @@ group_static() {
 	check static-harness-group-scopes t_harness_group_scopes
 	check static-harness-interrupt t_harness_interrupt
 	check static-harness-worktree-cleanup t_harness_worktree_cleanup
+	check static-harness-ktap-nested t_harness_ktap_nested
+	check static-guest-exit-codes t_guest_exit_codes
 	check static-series-checkpatch-verdict t_series_checkpatch_verdict
 	check static-group-setup-failures t_group_setup_failures
 	check static-shellcheck t_shellcheck

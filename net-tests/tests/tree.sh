@@ -11,6 +11,10 @@
 #  - tree_nested_records returning 0 with no records file and with an
 #    empty one (a nested run that died early would have passed):
 #    static-tree-nested-records failed "none=0/ empty=0/".
+[[ -z "${RIG_T_TREE_SH:-}" ]] || return 0
+RIG_T_TREE_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 
 # The tree the group runs on: the other one of RIG_TREES.
 tree_other() {

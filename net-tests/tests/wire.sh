@@ -14,6 +14,10 @@
 #    control's cleartext check.
 #  - main's wirecheck.py: a truncated capture passed the tunnel
 #    marker-absent check and the control cleartext check.
+[[ -z "${RIG_T_WIRE_SH:-}" ]] || return 0
+RIG_T_WIRE_SH=1
+# shellcheck source=net-tests/lib/tap.sh
+. "$RIG_TOP/net-tests/lib/tap.sh"
 # shellcheck source=net-tests/lib/payload.sh
 . "$RIG_TOP/net-tests/lib/payload.sh"
 

@@ -3,31 +3,35 @@
 # ::1 are used; every receiver binds port 0 and reports the port it got.
 # Positive cases must verify; the negative ones (corruption, loss, wrong
 # length, timeout, oversize datagram) must fail with the right reason,
-# which proves the checks can fail.  Exit 0 when every case passed.
+# which proves the checks can fail.  Output: KTAP (net-tests/lib/tap.sh's
+# ktap_line), the plan at the end.  Exit 0 when every case passed.
 #
 # Usage: selftest.sh [PATH-TO-skbt-payload]
 set -uo pipefail
 
 bin=${1:-./skbt-payload}
 [[ -x $bin ]] || { echo "selftest: $bin not found or not executable" >&2; exit 2; }
-# The rig's polling helper (loopy_wait); its EXIT trap is replaced below.
-# shellcheck source=qemu-net/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../qemu-net/lib.sh" || exit 2
+# The rig's polling helper (loopy_wait, qemu-net/lib.sh; its EXIT trap is
+# replaced below) and KTAP writer (ktap_line).
+# shellcheck source=net-tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh" || exit 2
 tmp=$(mktemp -d) || exit 2
 rpid=
 trap '[[ -n $rpid ]] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
 npass=0 nfail=0 nskip=0 port=
 
-pass() { npass=$((npass + 1)); printf 'PASS %-16s %s\n' "$1" "$2"; }
-skip() { nskip=$((nskip + 1)); printf 'SKIP %-16s %s\n' "$1" "$2"; }
+echo "KTAP version 1"
+# pass|skip NAME DETAIL, fail NAME WHY [FILE...]: one result; the detail
+# and the files' lines as "# " diagnostics.
+pass() { npass=$((npass + 1)); printf '# %s\n' "$2"; ktap_line ok "$((npass + nfail + nskip))" "$1"; }
+skip() { nskip=$((nskip + 1)); ktap_line skip "$((npass + nfail + nskip))" "$1" "$2"; }
 fail() {
 	local f
 	nfail=$((nfail + 1))
-	printf 'FAIL %-16s %s\n' "$1" "$2"
 	for f in "${@:3}"; do
-		[[ -s $f ]] && sed "s|^|    ${f##*/}: |" "$f"
+		[[ -s $f ]] && sed "s|^|# ${f##*/}: |" "$f"
 	done
-	return 0
+	ktap_line fail "$((npass + nfail + nskip))" "$1" "$2"
 }
 
 # port_or_gone OUT: the receiver printed its port (sets port) or exited.
@@ -197,5 +201,6 @@ else
 	skip marker-on-wire "python3 not installed"
 fi
 
-echo "selftest: $npass passed, $nfail failed, $nskip skipped"
+echo "1..$((npass + nfail + nskip))"
+echo "# selftest: $npass passed, $nfail failed, $nskip skipped"
 ((nfail == 0))

@@ -1,7 +1,10 @@
 # shellcheck shell=sh
-# The guest side's polling helper (busybox sh, POSIX), after kselftest's
-# net/lib.sh: every wait loop of the guest side calls it (the init's job
-# loop, net-tests/guest/*.sh); the host side's is in qemu-net/lib.sh.
+# The guest side's helpers (busybox sh, POSIX): the polling helper and
+# the KTAP writer; the host side's are in qemu-net/lib.sh and
+# net-tests/lib/tap.sh.
+#
+# Polling, after kselftest's net/lib.sh: every wait loop of the guest
+# side calls it (the init's job loop, net-tests/guest/*.sh).
 #   loopy_wait SLEEP TIMEOUT_MS CMD...  run CMD until it succeeds (0);
 #                                       SLEEP (a command, e.g. "sleep
 #                                       0.1") between tries; returns 1
@@ -12,6 +15,26 @@
 # Sourced by the init from /src (the repository, read-only) and by the
 # guest scripts from their own path: . "${0%/*}/../../qemu-net/guest/lib.sh"
 # (no local in POSIX sh: globals prefixed rig_).
+#
+# KTAP version 1, after kselftest's ktap_helpers.sh: every guest script
+# that reports tests prints them with these, and exits with kselftest's
+# codes only: 0 pass, 1 fail, 4 skip (never 2 or 3: XFAIL/XPASS there).
+#   ktap_header                 "KTAP version 1"
+#   ktap_plan N                 "1..N"
+#   ktap_ok NAME                "ok N NAME"
+#   ktap_not_ok NAME [REASON]   "not ok N NAME # REASON"
+#   ktap_skip NAME REASON       "ok N NAME # SKIP REASON"
+#   ktap_skip_all REASON        header if not printed, "1..0 # SKIP
+#                               REASON", exit 4
+#   ktap_finish                 "# Totals: pass:P fail:F skip:S", exit 1
+#                               if one failed, else 4 if all skipped,
+#                               else 0
+# A test's own nested KTAP (KUnit's) goes just before its result line,
+# indented four spaces.
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+rig_ktap_n=0 rig_ktap_pass=0 rig_ktap_fail=0 rig_ktap_skip=0 rig_ktap_hdr=0
 
 # rig_now: milliseconds since boot, in rig_now.
 rig_now() {
@@ -37,4 +60,41 @@ slowwait() {
 	rig_sw_s=$1
 	shift
 	loopy_wait "sleep 0.1" $((rig_sw_s * 1000)) "$@"
+}
+
+ktap_header() {
+	rig_ktap_hdr=1
+	echo "KTAP version 1"
+}
+
+ktap_plan() {
+	echo "1..$1"
+}
+
+ktap_ok() {
+	rig_ktap_n=$((rig_ktap_n + 1)) rig_ktap_pass=$((rig_ktap_pass + 1))
+	echo "ok $rig_ktap_n $1"
+}
+
+ktap_not_ok() {
+	rig_ktap_n=$((rig_ktap_n + 1)) rig_ktap_fail=$((rig_ktap_fail + 1))
+	echo "not ok $rig_ktap_n $1${2:+ # $2}"
+}
+
+ktap_skip() {
+	rig_ktap_n=$((rig_ktap_n + 1)) rig_ktap_skip=$((rig_ktap_skip + 1))
+	echo "ok $rig_ktap_n $1 # SKIP ${2:-no reason given}"
+}
+
+ktap_skip_all() {
+	[ "$rig_ktap_hdr" = 1 ] || ktap_header
+	echo "1..0 # SKIP $1"
+	exit $KSFT_SKIP
+}
+
+ktap_finish() {
+	echo "# Totals: pass:$rig_ktap_pass fail:$rig_ktap_fail skip:$rig_ktap_skip"
+	[ "$rig_ktap_fail" -eq 0 ] || exit $KSFT_FAIL
+	[ "$rig_ktap_pass" -gt 0 ] || [ "$rig_ktap_skip" -eq 0 ] || exit $KSFT_SKIP
+	exit $KSFT_PASS
 }
