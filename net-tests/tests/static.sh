@@ -790,12 +790,15 @@ st_verdict() {
 
 ST_T=tcp-v4-transport-gcm-off ST_S=tcp-v4-transport-sha-off ST_U=udp-v4-transport-gcm-off
 
-# st_verdict_expect SCENARIO WANT ROW:METRIC...: st_verdict's line must be
-# WANT (backslash-newlines in WANT join without a space).
+# st_verdict_expect SCENARIO WANT: st_verdict's line must be WANT; the
+# ROW:METRIC=JUDGEMENT words of WANT (before any " | ") name the metrics
+# asked for, in that order.
 st_verdict_expect() {
-	local scen=$1 want=$2 got
-	shift 2
-	got=$(st_verdict "$scen" "$@")
+	local scen=$1 want=$2 got w metrics=()
+	for w in ${want%% | *}; do
+		[[ "$w" == *:*=* ]] && metrics+=("${w%=*}")
+	done
+	got=$(st_verdict "$scen" "${metrics[@]}")
 	[[ "$got" == "$want" ]] || { reason "got '$got', want '$want'"; return 1; }
 }
 
@@ -804,17 +807,14 @@ st_verdict_expect() {
 t_verdict_better() {
 	st_verdict_expect better "rc=0/0 $ST_T:instr_per_call=better $ST_T:cow_per_pkt=better \
 $ST_T:bytes_copied_per_pkt=better $ST_U:instr_per_call=same $ST_U:cow_per_pkt=same \
-tcp-v4-plain:throughput=same controls=steady" \
-		"$ST_T:instr_per_call" "$ST_T:cow_per_pkt" "$ST_T:bytes_copied_per_pkt" \
-		"$ST_U:instr_per_call" "$ST_U:cow_per_pkt" tcp-v4-plain:throughput
+tcp-v4-plain:throughput=same controls=steady"
 }
 
 # +3.1 % instructions per call on the targeted row: worse, and the gate
 # fails naming it (exit 0 without --fail-on-regression).
 t_verdict_worse() {
 	st_verdict_expect worse "rc=0/1 $ST_T:instr_per_call=worse $ST_T:cow_per_pkt=same \
-$ST_U:instr_per_call=same controls=steady | worse: $ST_T instr/call 9550 -> 9850 (+3.1 %)" \
-		"$ST_T:instr_per_call" "$ST_T:cow_per_pkt" "$ST_U:instr_per_call"
+$ST_U:instr_per_call=same controls=steady | worse: $ST_T instr/call 9550 -> 9850 (+3.1 %)"
 }
 
 # Noisy metrics: overlapping boots are noise however far the medians
@@ -824,9 +824,7 @@ $ST_U:instr_per_call=same controls=steady | worse: $ST_T instr/call 9550 -> 9850
 t_verdict_noisy() {
 	st_verdict_expect noisy "rc=0/0 $ST_T:throughput=noise $ST_T:snd_instr_per_kb=worse \
 $ST_T:rcv_instr_per_kb=noise $ST_S:snd_instr_per_kb=better $ST_T:instr_per_call=same \
-tcp-v4-plain:rcv_instr_per_kb=noise controls=noisy" \
-		"$ST_T:throughput" "$ST_T:snd_instr_per_kb" "$ST_T:rcv_instr_per_kb" \
-		"$ST_S:snd_instr_per_kb" "$ST_T:instr_per_call" tcp-v4-plain:rcv_instr_per_kb
+tcp-v4-plain:rcv_instr_per_kb=noise controls=noisy"
 }
 
 # A control that moves beyond the threshold: the verdict says so, the
@@ -834,8 +832,7 @@ tcp-v4-plain:rcv_instr_per_kb=noise controls=noisy" \
 # the gate fails naming the control.
 t_verdict_control_moved() {
 	st_verdict_expect control-moved "rc=0/1 $ST_T:instr_per_call=unconfirmed $ST_T:cow_per_pkt=better \
-$ST_U:instr_per_call=worse controls=moved | control moved: $ST_U instr/call 6850 -> 7150 (+4.4 %)" \
-		"$ST_T:instr_per_call" "$ST_T:cow_per_pkt" "$ST_U:instr_per_call" || return 1
+$ST_U:instr_per_call=worse controls=moved | control moved: $ST_U instr/call 6850 -> 7150 (+4.4 %)" || return 1
 	grep -q "control moved: $ST_U instr/call" "$CHECK_DIR/fake-verdict/control-moved/verdict.json" ||
 		{ reason "verdict.json's summary does not name the control that moved"; return 1; }
 }
