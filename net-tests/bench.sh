@@ -214,7 +214,6 @@ bench_boot() {
 	done
 	ipsec_start
 	acct_prepare "${kdir[$v]}"
-	IPSEC_OFFLOAD=none # (a new boot: its modules as the guest booted)
 	for row in "${rows[@]}"; do
 		ipsec_row_up "$row" >"$run/ike-up.out"
 		p=$ROW_PROTO f=$ROW_FAMILY child=$ROW_CHILD

@@ -25,7 +25,10 @@ ike_fail() {
 	return "$E_IKE"
 }
 
+# ipsec_start: charon on both guests and iperf3's server on b, once per
+# boot; a new boot has the offload modules its guests booted with.
 ipsec_start() {
+	IPSEC_OFFLOAD=none
 	guest_exec b "$G/ike.sh start responder" >/dev/null || { ike_fail "charon failed to start on b"; return; }
 	guest_exec a "$G/ike.sh start initiator" >/dev/null || { ike_fail "charon failed to start on a"; return; }
 	guest_exec b "iperf3 -s -D --logfile /rig/iperf3-server.log" >/dev/null ||

@@ -26,9 +26,9 @@
 #   ktap_skip NAME REASON       "ok N NAME # SKIP REASON"
 #   ktap_skip_all REASON        header if not printed, "1..0 # SKIP
 #                               REASON", exit 4
-#   ktap_finish                 "# Totals: pass:P fail:F skip:S", exit 1
-#                               if one failed, else 4 if all skipped,
-#                               else 0
+#   ktap_finish [skip]          "# Totals: pass:P fail:F skip:S", exit 1
+#                               if one failed, else 4 if all skipped
+#                               (or "skip" given), else 0
 # A test's own nested KTAP (KUnit's) goes just before its result line,
 # indented four spaces.
 KSFT_PASS=0
@@ -92,9 +92,14 @@ ktap_skip_all() {
 	exit $KSFT_SKIP
 }
 
+# ktap_finish [skip]: the totals line, then exit as kselftest does: fail
+# if any case failed, else skip if nothing passed but something skipped,
+# else pass; "skip" makes a document without failures a skip even if
+# some cases passed (the caller decided one skip decides).
 ktap_finish() {
 	echo "# Totals: pass:$rig_ktap_pass fail:$rig_ktap_fail skip:$rig_ktap_skip"
 	[ "$rig_ktap_fail" -eq 0 ] || exit $KSFT_FAIL
+	[ "${1:-}" != skip ] || exit $KSFT_SKIP
 	[ "$rig_ktap_pass" -gt 0 ] || [ "$rig_ktap_skip" -eq 0 ] || exit $KSFT_SKIP
 	exit $KSFT_PASS
 }
