@@ -259,6 +259,10 @@ t_harness_interrupt() {
 	got=$(python3 - "$RIG_TOP" "$d" <<-'PY'
 		import os, signal, subprocess, sys, time
 		top, d = sys.argv[1], sys.argv[2]
+		# A runner started in the background by a shell without job
+		# control inherits SIGINT ignored, and bash cannot trap a signal
+		# ignored on entry: the mini runner gets SIGINT as from a terminal.
+		signal.signal(signal.SIGINT, signal.SIG_DFL)
 		p = subprocess.Popen(["bash", d + "/mini.sh", top, d], start_new_session=True)
 		for _ in range(100):
 		    if "test-started" in open(d + "/log").read():
