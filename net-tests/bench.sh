@@ -46,6 +46,7 @@ usage() {
 		Usage: net-tests/bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
 		                          [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
 		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
+		                          [--series DIR] [--baseline-series DIR]
 		                          [--variants V[,V]] [--controls GLOB[,GLOB...]]
 		                          [--fail-on-regression] [--out DIR] [--dry-run]
 		IPsec throughput, baseline vs patched kernel in one run (make bench):
@@ -64,6 +65,10 @@ usage() {
 		  --link L           the guests' link, tap or socket (default: RIG_LINK;
 		                     empty = tap if this run can make it, else socket)
 		  --tree T           kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --series DIR       the patched kernel's series: DIR/series names its
+		                     patches in order (default: RIG_PATCHES, patches/)
+		  --baseline-series DIR  the baseline's series, likewise (default:
+		                     RIG_BASELINE_PATCHES, empty = the pristine tree)
 		  --variants V[,V]   baseline,patched (default; the A/B run) or one of
 		                     them alone (A/A: the spread of one kernel over boots)
 		  --controls G[,G]   rows the change does not target, globs (default
@@ -80,6 +85,7 @@ usage() {
 		  net-tests/bench.sh --pairs 3 --time 5 --rows full
 		  net-tests/bench.sh --icount shift=0,sleep=on --rows tcp-v4-transport-gcm-off
 		  net-tests/bench.sh --variants baseline --pairs 3
+		  net-tests/bench.sh --baseline-series patches/autoload-only --rows tcp-v4-transport-gcm-on
 	EOF
 }
 
@@ -104,6 +110,8 @@ while (($#)); do
 	--icount) opt_value "$@"; export RIG_ICOUNT=$2; shift ;;
 	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
 	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
+	--series) opt_value "$@"; rig_series_set patched "$2"; shift ;;
+	--baseline-series) opt_value "$@"; rig_series_set baseline "$2"; shift ;;
 	--variants) opt_value "$@"; varsel=$2; shift ;;
 	--controls) opt_value "$@"; controls=$2; shift ;;
 	--fail-on-regression) failreg=1 ;;
@@ -148,6 +156,11 @@ if ((RIG_DRY_RUN)); then
 fi
 
 t0=$SECONDS
+# Every series is applied before any build: a patch that does not apply
+# fails the run in seconds, not after the other kernel's build.
+for v in "${variants[@]}"; do
+	"$RIG_TOP/qemu-net/build-kernel.sh" --prepare "$v"
+done
 declare -A kdir
 for v in "${variants[@]}"; do
 	kdir[$v]=$("$RIG_TOP/qemu-net/build-kernel.sh" "$v")
@@ -166,11 +179,15 @@ kinfo() { sed -n "s/^$2=//p" "$1/info" 2>/dev/null | head -n 1; }
 # meta.json: what this run is, written before the first boot, so that a
 # run that dies still says how it was made (report.py prints it).
 write_meta() {
-	local kernels='{}' v
+	local kernels='{}' v series
 	for v in "${variants[@]}"; do
+		series=$RIG_PATCHES
+		[[ "$v" == patched ]] || series=$RIG_BASELINE_PATCHES
 		kernels=$(jq -c --arg v "$v" --arg dir "${kdir[$v]}" --arg key "$(kinfo "${kdir[$v]}" key)" \
 			--arg rel "$(kinfo "${kdir[$v]}" release)" --arg ref "$(kinfo "${kdir[$v]}" ref)" \
-			'.[$v] = {dir: $dir, key: $key, release: $rel, ref: $ref}' <<<"$kernels")
+			--arg series "$series" \
+			'.[$v] = {dir: $dir, key: $key, release: $rel, ref: $ref,
+			          series: (if $series == "" then null else $series end)}' <<<"$kernels")
 	done
 	jq -n --argjson command "$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "${argv[@]}")" \
 		--arg started "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \

@@ -123,9 +123,10 @@ def meta_header(m):
         return []
     host = m.get("host") or {}
     ks = m.get("kernels") or {}
-    kern = "; ".join("{} {} (key {})".format(v, k.get("release") or "?",
-                                            k.get("key") or "?")
-                     for v, k in ks.items())
+    kern = "; ".join("{} {} (key {}{})".format(
+        v, k.get("release") or "?", k.get("key") or "?",
+        ", series " + k["series"] if k.get("series") else "")
+        for v, k in ks.items())
     return [
         "run: {} (git {}), started {}".format(
             " ".join(m.get("command") or []), m.get("git_describe", "?"),

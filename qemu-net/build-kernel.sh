@@ -12,50 +12,64 @@ set -euo pipefail
 
 usage() {
 	cat <<-'EOF'
-		Usage: qemu-net/build-kernel.sh [--dry-run] VARIANT
+		Usage: qemu-net/build-kernel.sh [--dry-run|--prepare] VARIANT
 		Build one guest kernel of the tree RIG_TREE (cached: an unchanged
 		tarball, config and series build nothing) and print its directory.
-		  VARIANT      baseline (tag base), patched (base + the series) or
-		               debug (patched + configs/debug.config)
+		  VARIANT      baseline (tag base, + RIG_BASELINE_PATCHES if set),
+		               patched (base + the series RIG_PATCHES) or debug
+		               (patched + configs/debug.config)
 		  --dry-run    print the cache key and the make commands, build nothing
+		  --prepare    apply the variant's series to the cached tree (git am,
+		               a patch that does not apply fails here), build nothing
 		  -h, --help   this text
-		Settings: RIG_CACHE, RIG_TREE, RIG_TARBALL, RIG_PATCHES, RIG_JOBS
-		(README.md "Settings", qemu-net/defaults.sh).
+		A series directory's series.config, if any, is merged into the
+		config (the rig's own series: configs/series.config).
+		Settings: RIG_CACHE, RIG_TREE, RIG_TARBALL, RIG_PATCHES,
+		RIG_BASELINE_PATCHES, RIG_JOBS (README.md "Settings",
+		qemu-net/defaults.sh).
 		Exit: 0 ok, 2 bad usage, 3 package missing, 5 a patch does not apply,
 		6 the build failed.
 		Examples:
 		  qemu-net/build-kernel.sh --dry-run patched
+		  RIG_BASELINE_PATCHES=patches/autoload-only qemu-net/build-kernel.sh --dry-run baseline
 	EOF
 }
 
-dry=0 variant=''
+dry=0 prep=0 variant=''
 while (($#)); do
 	case "$1" in
 	--dry-run) dry=1 ;;
+	--prepare) prep=1 ;;
 	-h | --help) usage; exit 0 ;;
 	-*) usage_error "unknown option '$1'" ;;
 	*) [[ -z "$variant" ]] || usage_error "one VARIANT only: '$1'"; variant=$1 ;;
 	esac
 	shift
 done
+# ref: the tree's branch the variant builds; sdir: its series (none for
+# the pristine baseline); series.config (or the series' own) holds the
+# options the series adds (absent in base).
 case "$variant" in
-baseline) ref=base; frags=(guest.config) ;;
-patched) ref=patched; frags=(guest.config series.config) ;;
-debug) ref=patched; frags=(guest.config series.config debug.config) ;;
+baseline) ref=base sdir=$RIG_BASELINE_PATCHES ;;
+patched | debug) ref=patched sdir=$RIG_PATCHES ;;
 '') usage_error "no VARIANT given" ;;
 *) usage_error "VARIANT must be baseline, patched or debug, not '$variant'" ;;
 esac
 rig_settings_check
-
-# series.config holds the options the series adds (absent in base).
-fragpaths=()
-for f in "${frags[@]}"; do
-	[[ -f "$RIG_TOP/configs/$f" ]] && fragpaths+=("$RIG_TOP/configs/$f")
-done
+fragpaths=("$RIG_TOP/configs/guest.config")
+skey=none
+if [[ -n "$sdir" ]]; then
+	[[ -d "$sdir" ]] || die "$E_PATCH" "series directory $sdir not found"
+	sdir=$(realpath "$sdir")
+	[[ "$ref" == patched ]] || ref=baseline
+	skey=$(series_key "$sdir")
+	sconf=$(series_config "$sdir")
+	[[ -z "$sconf" ]] || fragpaths+=("$sconf")
+fi
+[[ "$variant" != debug ]] || fragpaths+=("$RIG_TOP/configs/debug.config")
+frags=("${fragpaths[@]##*/}")
 
 tkey=$(tarball_key)
-skey=none
-[[ "$ref" == patched ]] && skey=$(series_key)
 key=$({
 	echo "build-v1 $variant $tkey $skey"
 	cat "${fragpaths[@]}"
@@ -73,7 +87,7 @@ mk=(make -j"$RIG_JOBS" O="$bdir" CC="ccache gcc" HOSTCC="ccache gcc"
 	KBUILD_BUILD_HOST=skb-tailroom)
 
 if ((dry)); then
-	printf 'variant=%s ref=%s key=%s\nout=%s\n' "$variant" "$ref" "$key" "$out"
+	printf 'variant=%s ref=%s key=%s\nseries=%s\nout=%s\n' "$variant" "$ref" "$key" "${sdir:-none}" "$out"
 	printf '%q ' "${mk[@]}" x86_64_defconfig; echo
 	printf '%q ' scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" \
 		kernel/configs/kvm_guest.config "${fragpaths[@]}"; echo
@@ -83,6 +97,7 @@ if ((dry)); then
 fi
 
 if [[ -f "$out/bzImage" ]]; then
+	((prep)) && exit 0
 	log "kernel $variant: cache hit ($out)"
 	ln -sfn "$(basename "$out")" "$RIG_KERNELS/$variant"
 	printf '%s\n' "$out"
@@ -95,7 +110,8 @@ src=$(tree_ensure)
 # One tree serves every variant, so builds of it are serialised.
 exec 9>"$RIG_CACHE/src/.lock-$RIG_TREE"
 flock 9
-tree_checkout "$src" "$ref"
+tree_checkout "$src" "$ref" "$sdir"
+((prep)) && exit 0
 logs=$RIG_CACHE/logs/$RIG_TREE
 mkdir -p "$logs"
 mkdir -p "$bdir"
@@ -146,6 +162,7 @@ cp "$logs/build-$variant.log" "$tmp/build.log"
 	echo "variant=$variant"
 	echo "key=$key"
 	echo "ref=$ref $(git -C "$src" rev-parse HEAD)"
+	echo "series=${sdir:-none}"
 	echo "build_dir=$bdir"
 	echo "src=$src"
 	echo "release=$(cat "$bdir/include/config/kernel.release")"

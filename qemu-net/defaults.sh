@@ -49,6 +49,8 @@ unset rig_v RIG_ENV
 : "${RIG_TARBALL:=}"
 # directory with the series file and its patches; empty = patches/ (6.1), patches/$RIG_TREE (others)
 : "${RIG_PATCHES:=}"
+# the baseline's series, a directory as RIG_PATCHES (--baseline-series); empty = the pristine tree
+: "${RIG_BASELINE_PATCHES:=}"
 
 # --- builds and guests ---
 # make -j of the kernel builds

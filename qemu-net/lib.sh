@@ -132,6 +132,21 @@ rig_tree_set() {
 }
 rig_tree_set "$RIG_TREE"
 
+# rig_series_set patched|baseline DIR: the series of one side of the A/B
+# (--series, --baseline-series), a directory with a "series" file and its
+# patches; made absolute and exported, so children agree.
+rig_series_set() {
+	[[ -d "$2" ]] || usage_error "series directory '$2' not found"
+	if [[ "$1" == patched ]]; then
+		RIG_PATCHES_GIVEN=$(realpath "$2")
+		RIG_PATCHES=$RIG_PATCHES_GIVEN
+		export RIG_PATCHES
+	else
+		RIG_BASELINE_PATCHES=$(realpath "$2")
+		export RIG_BASELINE_PATCHES
+	fi
+}
+
 # Polling, after kselftest net/lib.sh: the host side's one wait loop;
 # everything that waits for something calls it (the guests' is
 # qemu-net/guest/lib.sh).

@@ -13,6 +13,7 @@ set -euo pipefail
 usage() {
 	cat <<-'EOF'
 		Usage: qemu-net/pair.sh [--accel tcg|kvm] [--link tap|socket] [--tree 6.1|6.12]
+		                        [--series DIR] [--baseline-series DIR]
 		                        [--append ARGS] [--ike] [--keep] [--dry-run]
 		                        VARIANT [-c CODE | SCRIPT]
 		Boot the guest pair on one kernel and run host-side bash against it;
@@ -25,6 +26,9 @@ usage() {
 		               or socket (default: RIG_LINK; empty = tap if this run
 		               can make it, else socket)
 		  --tree T     kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --series DIR  the series of VARIANT patched/debug (default:
+		               RIG_PATCHES, patches/); --baseline-series DIR that of
+		               VARIANT baseline (default: RIG_BASELINE_PATCHES, none)
 		  --append A   more kernel command line for both guests
 		  --ike        start charon in both guests (b responds, a initiates)
 		  --keep       without CODE: keep the guests up (print how to reach
@@ -46,6 +50,8 @@ while (($#)); do
 	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
 	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
 	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
+	--series) opt_value "$@"; rig_series_set patched "$2"; shift ;;
+	--baseline-series) opt_value "$@"; rig_series_set baseline "$2"; shift ;;
 	--append) opt_value "$@"; append=$2; shift ;;
 	--ike) ike=1 ;;
 	--keep) keep=1 ;;

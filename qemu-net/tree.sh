@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # The kernel tree in the cache: Debian's linux-source-$RIG_TREE tarball, made a
-# git tree (tag "base"), with branch "patched" = base + patches/series.
+# git tree (tag "base"), with branch "patched" = base + the series
+# (patches/series), and "baseline" = base + RIG_BASELINE_PATCHES if set.
 # Sourced after lib.sh.
 
 tarball_key() {
@@ -15,30 +16,59 @@ tarball_key() {
 	sha <"$RIG_TARBALL"
 }
 
-# Series, in order, as file paths.
+# A series is a directory with a "series" file naming its patches in
+# order (quilt's layout); RIG_PATCHES (--series) is the patched side's,
+# RIG_BASELINE_PATCHES (--baseline-series) the baseline's (empty: the
+# pristine tree).  The functions below take the directory, default
+# RIG_PATCHES.
+
+# series_files [DIR]: the series, in order, as file paths.
 series_files() {
-	local p
-	[[ -f "$RIG_PATCHES/series" ]] || return 0
+	local d=${1:-$RIG_PATCHES} p
+	[[ -d "$d" ]] || die "$E_PATCH" "series directory $d not found"
+	d=$(realpath "$d")
+	[[ -f "$d/series" ]] ||
+		die "$E_PATCH" "$d has no series file (a series directory lists its patches, in order, in DIR/series)"
 	while read -r p; do
 		case "$p" in "" | \#*) continue ;; esac
-		[[ -f "$RIG_PATCHES/$p" ]] ||
-			die "$E_PATCH" "$RIG_PATCHES/series names $p, which does not exist"
-		printf '%s\n' "$RIG_PATCHES/$p"
-	done <"$RIG_PATCHES/series"
+		[[ -f "$d/$p" ]] ||
+			die "$E_PATCH" "$d/series names $p, which does not exist"
+		printf '%s\n' "$d/$p"
+	done <"$d/series"
 }
 
-# Only the diffs count: a commit-message edit must not rebuild the kernel.
-# (The list is read first: series_files dying inside "< <(...)" would only
-# end the list early, and a partial series would pass for the whole.)
+# series_key [DIR]: the series' cache key.  Only the diffs count: a
+# commit-message edit must not rebuild the kernel.  (The list is read
+# first: series_files dying inside "< <(...)" would only end the list
+# early, and a partial series would pass for the whole.)
 series_key() {
 	local f list
-	list=$(series_files) || die "$E_PATCH" "cannot read the series (see above)"
+	list=$(series_files "$@") || die "$E_PATCH" "cannot read the series (see above)"
 	{
 		echo series-v2
 		while read -r f; do
 			[[ -z "$f" ]] || sed -n '/^diff --git /,$p' "$f"
 		done <<<"$list"
 	} | sha
+}
+
+# series_config [DIR]: the config fragment a series needs on top of
+# configs/guest.config: DIR/series.config if it has one, else
+# configs/series.config for the rig's own series (patches/ or
+# patches/TREE, not a subset of it elsewhere), else none.
+series_config() {
+	local d=${1:-$RIG_PATCHES} t
+	if [[ -f "$d/series.config" ]]; then
+		printf '%s\n' "$d/series.config"
+		return
+	fi
+	d=$(realpath -m "$d")
+	for t in $RIG_TREES; do
+		if [[ "$d" == "$RIG_TOP/patches" || "$d" == "$RIG_TOP/patches/$t" ]]; then
+			printf '%s\n' "$RIG_TOP/configs/series.config"
+			return
+		fi
+	done
 }
 
 # tree_ensure: print the tree's path, extracting it on first use.
@@ -77,45 +107,50 @@ tree_extract() {
 	echo "/.rig-ready" >>.git/info/exclude
 }
 
-# series_apply DIR: git am the series onto DIR's HEAD, one patch at a
-# time; on failure name the patch and show git's reject (exit E_PATCH).
+# series_apply TREE [DIR]: git am the series DIR onto TREE's HEAD, one
+# patch at a time; on failure name the patch and show git's reject (exit
+# E_PATCH).
 series_apply() {
-	local dir=$1 logf=$RIG_CACHE/logs/git-am-$RIG_TREE.log f n=0 list
-	list=$(series_files) || die "$E_PATCH" "cannot read the series (see above)"
+	local dir=$1 sdir=${2:-$RIG_PATCHES} logf=$RIG_CACHE/logs/git-am-$RIG_TREE.log f n=0 list
+	list=$(series_files "$sdir") || die "$E_PATCH" "cannot read the series (see above)"
 	mkdir -p "$(dirname "$logf")"
 	: >"$logf"
 	while read -r f; do
 		[[ -n "$f" ]] || continue
 		n=$((n + 1))
-		echo "== git am $(basename "$f")" >>"$logf"
+		echo "== git am $f" >>"$logf"
 		if ! git -C "$dir" am -q "$f" >>"$logf" 2>&1; then
 			git -C "$dir" am --abort >/dev/null 2>&1 || true
-			die "$E_PATCH" "patch $n ($(basename "$f")) does not apply to $(git -C "$dir" log -1 --format=%s HEAD)" "$logf"
+			die "$E_PATCH" "patch $n ($(basename "$f")) of $(dirname "$f") does not apply to $(git -C "$dir" log -1 --format=%s HEAD)" "$logf"
 		fi
 	done <<<"$list"
-	log "series applied: $n patches"
+	log "series applied: $n patches from $sdir"
 }
 
-# tree_checkout DIR REF: REF is "base" or "patched" (base + series,
-# re-applied with git am when the series changed).  Only files that
-# differ are rewritten, so O= builds stay incremental.
+# tree_checkout TREE REF [DIR]: REF is "base", or a branch (patched,
+# baseline) made of base + the series DIR (default RIG_PATCHES),
+# re-applied with git am when that series changed (its key is kept in
+# the tree's git config).  Only files that differ are rewritten, so O=
+# builds stay incremental.
 tree_checkout() {
-	local dir=$1 ref=$2 key cur
+	local dir=$1 ref=$2 sdir=${3:-$RIG_PATCHES} key cur ckey
 	if [[ "$ref" == base ]]; then
 		git -C "$dir" checkout -q -f base
 		return
 	fi
-	key=$(series_key)
-	cur=$(git -C "$dir" config --get rig.serieskey || true)
-	if [[ "$cur" == "$key" ]] && git -C "$dir" rev-parse -q --verify patched >/dev/null; then
-		git -C "$dir" checkout -q -f patched
+	ckey=rig.serieskey
+	[[ "$ref" == patched ]] || ckey=rig.serieskey-$ref
+	key=$(series_key "$sdir")
+	cur=$(git -C "$dir" config --get "$ckey" || true)
+	if [[ "$cur" == "$key" ]] && git -C "$dir" rev-parse -q --verify "$ref" >/dev/null; then
+		git -C "$dir" checkout -q -f "$ref"
 		return
 	fi
 	git -C "$dir" am --abort >/dev/null 2>&1 || true
-	git -C "$dir" config --unset rig.serieskey || true
-	git -C "$dir" checkout -q -f -B patched base
-	series_apply "$dir"
-	git -C "$dir" config rig.serieskey "$key"
+	git -C "$dir" config --unset "$ckey" || true
+	git -C "$dir" checkout -q -f -B "$ref" base
+	series_apply "$dir" "$sdir"
+	git -C "$dir" config "$ckey" "$key"
 }
 
 # worktree_remove DIR: unregister and delete a worktree of the cached tree

@@ -26,10 +26,10 @@ t_fail_package() {
 		"$RIG_TOP/qemu-net/install-deps.sh" no-such-package-skbt
 }
 
-t_fail_patch() {
-	local p=$CHECK_DIR/bad-patches
-	mkdir -p "$p"
-	cat >"$p/0001-bad.patch" <<-'PATCH'
+# bad_series DIR: a series of one patch that does not apply to any tree.
+bad_series() {
+	mkdir -p "$1"
+	cat >"$1/0001-bad.patch" <<-'PATCH'
 		From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
 		From: rig <rig@skb-tailroom.invalid>
 		Subject: [PATCH] does not apply
@@ -44,11 +44,37 @@ t_fail_patch() {
 		 nor this
 		 nor that
 	PATCH
-	echo 0001-bad.patch >"$p/series"
-	RIG_PATCHES=$p expect_exit "$E_PATCH" "patch 1 \(0001-bad.patch\) does not apply" \
+	echo 0001-bad.patch >"$1/series"
+}
+
+t_fail_patch() {
+	local p=$CHECK_DIR/bad-patches
+	bad_series "$p"
+	RIG_PATCHES=$p expect_exit "$E_PATCH" "patch 1 \(0001-bad.patch\) of .* does not apply" \
 		"$CHECK_DIR/fail-patch.out" "$RIG_TOP/qemu-net/apply-series.sh" "$CHECK_DIR/bad-wt" || return
 	grep -q 'patch failed\|does not apply\|corrupt patch' "$CHECK_DIR/fail-patch.out" ||
 		{ reason "git's reject not shown"; return 1; }
+}
+
+# bench.sh --series with a patch that does not apply fails before any
+# build or boot, exit 5, naming the patch, with git's reject, also when
+# the baseline (here patch 6 alone, not built by the other groups) would
+# need a build first; a baseline series without a series file, likewise.
+t_fail_bench_series() {
+	local p=$CHECK_DIR/bad-series t0=$SECONDS
+	bad_series "$p"
+	expect_exit "$E_PATCH" "patch 1 \(0001-bad.patch\) of $p does not apply" "$CHECK_DIR/fail-bench-series.out" \
+		"$RIG_TOP/net-tests/bench.sh" --series "$p" --baseline-series "$RIG_TOP/patches/autoload-only" \
+		--pairs 1 --rows tcp-v4-plain --out "$CHECK_DIR/fail-bench-series" ||
+		return
+	grep -q 'patch failed\|does not apply\|corrupt patch' "$CHECK_DIR/fail-bench-series.out" ||
+		{ reason "git's reject not shown"; return 1; }
+	! grep -qE '^\[ \.\. \] (build|configure)|guests? .*boot' "$CHECK_DIR/fail-bench-series.out" ||
+		{ reason "a kernel was built or a guest booted before the series failed"; return 1; }
+	mkdir -p "$p-empty"
+	expect_exit "$E_PATCH" "$p-empty has no series file" "$CHECK_DIR/fail-bench-baseline-series.out" \
+		"$RIG_TOP/net-tests/bench.sh" --baseline-series "$p-empty" --pairs 1 --rows tcp-v4-plain --dry-run || return
+	log "bad series failed in $((SECONDS - t0)) s"
 }
 
 t_fail_panic() {
@@ -131,6 +157,7 @@ group_failures() {
 	defer worktree_remove "$CHECK_DIR/bad-wt"
 	check fail-unknown-package t_fail_package
 	check fail-patch-does-not-apply t_fail_patch
+	check fail-bench-series-does-not-apply t_fail_bench_series
 	check fail-guest-panic t_fail_panic
 	check fail-ike-peer-silent t_fail_ike
 	check fail-iperf3-no-server t_fail_iperf
