@@ -48,7 +48,7 @@ usage() {
 		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
 		                          [--series DIR] [--baseline-series DIR]
 		                          [--variants V[,V]] [--controls GLOB[,GLOB...]]
-		                          [--fail-on-regression] [--out DIR] [--dry-run]
+		                          [--pin] [--fail-on-regression] [--out DIR] [--dry-run]
 		IPsec throughput, baseline vs patched kernel in one run (make bench):
 		pairs of guest-pair boots, one per kernel, in the order A B, B A, ...
 		  --pairs N          boot pairs (default 5)
@@ -74,6 +74,7 @@ usage() {
 		  --controls G[,G]   rows the change does not target, globs (default
 		                     *-plain,udp-*,icmp-*,*-on; '' for none): verdict.json
 		                     judges the A/B against them (kept in meta.json)
+		  --pin              each guest's QEMU on a host CPU of its own (RIG_PIN=1)
 		  --fail-on-regression  exit 1 when a targeted row is worse on a
 		                     deterministic metric or a control row moved
 		  --out DIR          results folder (default: $RIG_RESULTS/<time>)
@@ -114,6 +115,7 @@ while (($#)); do
 	--baseline-series) opt_value "$@"; rig_series_set baseline "$2"; shift ;;
 	--variants) opt_value "$@"; varsel=$2; shift ;;
 	--controls) opt_value "$@"; controls=$2; shift ;;
+	--pin) export RIG_PIN=1 ;;
 	--fail-on-regression) failreg=1 ;;
 	--out) opt_value "$@"; out=$2; shift ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
@@ -194,6 +196,7 @@ write_meta() {
 		--arg rows "${rows[*]}" --argjson pairs "$pairs" --argjson secs "$secs" \
 		--argjson udplen "$udplen" --arg link "$RIG_LINK_USED" --arg link_why "$RIG_LINK_WHY" \
 		--arg accel "$RIG_ACCEL" --arg icount "$RIG_ICOUNT" --arg sysctls "${sysctls[*]}" \
+		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" \
 		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
 		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
 		--arg cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
@@ -201,7 +204,7 @@ write_meta() {
 		--arg qemu "$(qemu-system-x86_64 --version | head -n 1)" \
 		'{started_utc: $started, command: $command,
 		  rows: ($rows | split(" ")), pairs: $pairs, time_s: $secs, udp_len: $udplen,
-		  link: $link, link_why: $link_why, accel: $accel,
+		  link: $link, link_why: $link_why, accel: $accel, smp: $smp, pinned: ($pin == 1),
 		  icount: (if $icount == "" then null else $icount end),
 		  sysctls: ($sysctls | split(" ") | map(select(. != ""))),
 		  kernels: $kernels, git_describe: $git,

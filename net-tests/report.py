@@ -131,8 +131,10 @@ def meta_header(m):
         "run: {} (git {}), started {}".format(
             " ".join(m.get("command") or []), m.get("git_describe", "?"),
             m.get("started_utc", "?")),
-        "link: {} ({}); accel {}; icount {}; sysctls {}".format(
+        "link: {} ({}); accel {}{}{}; icount {}; sysctls {}".format(
             m.get("link", "?"), m.get("link_why", "?"), m.get("accel", "?"),
+            ", {} vCPUs".format(m["smp"]) if m.get("smp", 1) != 1 else "",
+            ", guests pinned" if m.get("pinned") else "",
             m.get("icount") or "off", " ".join(m.get("sysctls") or []) or "none"),
         "plan: {} pairs x {} rows, {}s each (UDP -l {}): {}".format(
             m.get("pairs", "?"), len(m.get("rows") or []), m.get("time_s", "?"),

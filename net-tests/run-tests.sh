@@ -44,7 +44,7 @@ mapfile -t groups < <(awk -F'|' 'NF>=3{print $1}' <<<"$GROUPS_TABLE")
 
 usage() {
 	cat <<-EOF
-		Usage: net-tests/run-tests.sh [-t GROUP]... [--list] [--accel tcg|kvm]
+		Usage: net-tests/run-tests.sh [-t GROUP]... [--list] [--dry-run] [--accel tcg|kvm]
 		                              [--link tap|socket] [--tree 6.1|6.12]
 		The rig's tests (make check): KTAP 1 on stdout (a guest script's or
 		module's own KTAP as an indented subtest), diagnostics as "# ..."
@@ -54,6 +54,8 @@ usage() {
 		                opt-in ones (debug, tree) only with RIG_CHECK_DEBUG=1,
 		                RIG_CHECK_TREE=1
 		  --list        print the groups (those named with -t, or all), run none
+		  --dry-run     print the plan (link, kernels and their cache keys, the
+		                groups that would run), build and run nothing
 		  --accel A     QEMU accelerator, tcg or kvm (default: RIG_ACCEL)
 		  --link L      the guests' link, tap or socket (default: RIG_LINK;
 		                empty = tap if this run can make it, else socket)
@@ -66,6 +68,7 @@ usage() {
 		  net-tests/run-tests.sh --list
 		  net-tests/run-tests.sh -t static
 		  net-tests/run-tests.sh -t pair --link socket
+		  net-tests/run-tests.sh --dry-run --tree 6.12
 	EOF
 }
 
@@ -74,6 +77,7 @@ list=0
 while (($#)); do
 	case "$1" in
 	--list) list=1 ;;
+	--dry-run) RIG_DRY_RUN=1 ;;
 	-t) opt_value "$@"; sel+=("$2"); shift ;;
 	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
 	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
@@ -96,6 +100,18 @@ fi
 # Groups named with -t (opt-in groups run only when named or enabled).
 export CHECK_EXPLICIT=" ${sel[*]} "
 ((${#sel[@]})) || sel=("${groups[@]}")
+if ((RIG_DRY_RUN)); then
+	link_choose
+	for v in baseline patched; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v" | grep -v '^make \|^scripts/'; done
+	for g in "${groups[@]}"; do
+		[[ " ${sel[*]} " == *" $g "* ]] || continue
+		case "$g:$RIG_CHECK_DEBUG:$RIG_CHECK_TREE" in
+		debug:0:* | tree:*:0) [[ "$CHECK_EXPLICIT" == *" $g "* ]] || { echo "group $g: opt-in, not run"; continue; } ;;
+		esac
+		echo "group $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
+	done
+	exit 0
+fi
 
 CHECK_DIR=$RIG_RESULTS/check-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$CHECK_DIR"

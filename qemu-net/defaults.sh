@@ -59,6 +59,10 @@ unset rig_v RIG_ENV
 : "${RIG_ACCEL:=tcg}"
 # MiB of memory per guest
 : "${RIG_MEM:=768}"
+# vCPUs per guest (QEMU -smp)
+: "${RIG_SMP:=1}"
+# 1 = pin each guest's QEMU to a host CPU of its own (taskset; guest a CPU 0, b CPU 1) (bench --pin)
+: "${RIG_PIN:=0}"
 # QEMU -icount spec for TCG guests, e.g. shift=0,sleep=on (bench --icount); empty = off
 : "${RIG_ICOUNT:=}"
 # guests' link, tap or socket (--link); empty = tap if the run can make it, else socket

@@ -62,7 +62,7 @@ guests_start() {
 		mkdir -p "$run/$g/jobs"
 		matrix_guest_env "$g" >"$run/$g/guest.env"
 		local cmd=("${wrap[@]}" qemu-system-x86_64 -nodefaults -no-user-config -name "rig-$g"
-			"${accel[@]}" -smp 1 -m "$RIG_MEM" -display none -no-reboot
+			"${accel[@]}" -smp "$RIG_SMP" -m "$RIG_MEM" -display none -no-reboot
 			-kernel "$kdir/bzImage" -initrd "$initrd"
 			-append "console=ttyS0 panic=-1 loglevel=6 $extra"
 			-serial "file:$run/$g/console.log"
@@ -75,6 +75,9 @@ guests_start() {
 		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then
 			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
 		fi
+		# RIG_PIN: guest i's QEMU (all its threads) on host CPU i
+		# (modulo the CPUs there are), so the two never share one.
+		((RIG_PIN == 0)) || cmd=(taskset -c "$((i % $(nproc)))" "${cmd[@]}")
 		printf '%q ' "${cmd[@]}" >"$run/$g/qemu.cmd"
 		echo >>"$run/$g/qemu.cmd"
 		((RIG_DRY_RUN)) && { cat "$run/$g/qemu.cmd"; continue; }
