@@ -87,6 +87,10 @@ unset rig_v RIG_ENV
 : "${RIG_DEBUG_MEM:=1536}"
 # seconds for the debug kernel's guests to boot (sanitizers under TCG)
 : "${RIG_DEBUG_BOOT_TIMEOUT:=900}"
+# vCPUs per guest in the debug group (2: lockdep sees two CPUs)
+: "${RIG_DEBUG_SMP:=2}"
+# percent of guest a's non-sleeping kmalloc-2k/4k allocations failslab fails in the debug group's head-allocation test
+: "${RIG_DEBUG_FAILSLAB:=20}"
 # kernel of the pair group, a variant in the cache: patched or baseline
 : "${RIG_PAIR_KERNEL:=patched}"
 # UDP datagram sizes of the integrity group (skbt-payload -l)

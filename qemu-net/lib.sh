@@ -102,7 +102,7 @@ rig_settings_check() {
 		[[ "${!v}" == [01] ]] || die "$E_USAGE" "$v must be 0 or 1, not '${!v}'"
 	done
 	for v in RIG_JOBS RIG_MEM RIG_SMP RIG_BOOT_TIMEOUT RIG_EXEC_TIMEOUT RIG_TAIL \
-		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_ACCT_UDP_LEN; do
+		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_DEBUG_SMP RIG_DEBUG_FAILSLAB RIG_ACCT_UDP_LEN; do
 		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
 	done
 }

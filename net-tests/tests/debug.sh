@@ -1,8 +1,11 @@
 # shellcheck shell=bash
 # Group "debug": the patched tree built with KASAN (generic), SLUB_DEBUG
-# (booted with slub_debug=FZPU), KFENCE, kmemleak and PROVE_LOCKING
-# (configs/debug.config).  Functional tests on it: tunnel up, traffic on
-# every quick-subset row, the series' KUnit suites; then any KASAN,
+# (booted with slub_debug=FZPU), KFENCE, kmemleak, PROVE_LOCKING and
+# failslab (configs/debug.config), guests with RIG_DEBUG_SMP vCPUs (2:
+# lockdep sees ESP output and the crypto completions on two CPUs).
+# Functional tests on it: tunnel up, traffic on every quick-subset row,
+# the series' KUnit suites, ESP output with its head allocation failing
+# (failslab); then any KASAN,
 # KFENCE, slub or lockdep report, WARN, BUG or kmemleak leak in either
 # guest's console fails the test and is printed.
 # Opt-in (a third full kernel build, ~25 min cold on 2 cores):
@@ -24,6 +27,10 @@ RIG_T_DEBUG_SH=1
 # KUNIT_MODULES and guest_ktap
 # shellcheck source=net-tests/tests/kernel.sh
 . "$RIG_TOP/net-tests/tests/kernel.sh"
+# shellcheck source=net-tests/lib/acct.sh
+. "$RIG_TOP/net-tests/lib/acct.sh"
+# shellcheck source=net-tests/lib/payload.sh
+. "$RIG_TOP/net-tests/lib/payload.sh"
 
 DEBUG_REPORTS='BUG:|WARNING:|KASAN|KFENCE|kmemleak: [0-9]+ new suspected|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|Oops|Kernel panic|=============================================================================$'
 
@@ -65,6 +72,32 @@ t_debug_rows() {
 t_debug_kunit() {
 	guest_ktap -t 300 a "$G/kunit.sh ${KUNIT_MODULES[*]}" ||
 		{ reason "KUnit on the debug kernel: exit $guest_rc"; return 1; }
+}
+
+# ESP output when its private head cannot be allocated: failslab fails
+# RIG_DEBUG_FAILSLAB % of guest a's non-sleeping kmalloc-2k/4k
+# allocations (guest/failslab.sh) during the accounting transfer of a TCP
+# no-offload row and a byte-checked TCP transfer.  The packets whose head
+# allocation failed must take the baseline path (cow > 0 next to private
+# heads > 0), the data must arrive intact, and nothing may leak (the
+# kmemleak check of debug-no-reports runs after this test).
+t_debug_alloc_failure() {
+	local row=tcp-v4-transport-gcm-off f=$CHECK_DIR/debug-failslab.acct out cow priv inj
+	ipsec_row_up "$row" >&2 || { reason "$row: SA not up"; return 1; }
+	acct_prepare "$RIG_KERNELS/debug"
+	guest_exec a "$G/failslab.sh on $RIG_DEBUG_FAILSLAB" >&2 || { reason "failslab not armed (see log)"; return 1; }
+	defer guest_exec a "$G/failslab.sh off"
+	acct_row "$row" "$f"
+	payload_check v4 tcp -n 2M -w 1448,65536 >&2 || { reason "TCP payload not intact under failslab"; return 1; }
+	out=$(guest_exec a "$G/failslab.sh off") || { reason "failslab not disarmed"; return 1; }
+	inj=$(sed -n 's/^injected=//p' <<<"$out")
+	cow=$(sed -n 's/^cow_total=//p' "$f") priv=$(sed -n 's/^privhead_total=//p' "$f")
+	printf '%s under failslab %s%%: %s failures injected, %s private heads, %s cows\n' \
+		"$row" "$RIG_DEBUG_FAILSLAB" "$inj" "$priv" "$cow" >&2
+	((${inj:-0} > 0)) || { reason "no allocation failure injected"; return 1; }
+	((${cow:-0} > 0 && ${priv:-0} > 0)) ||
+		{ reason "want both paths: $priv private heads, $cow cows"; return 1; }
+	ipsec_down || { reason "$row: teardown failed"; return 1; }
 }
 
 # The kmemleak report of one guest, after two scans (the second reports
@@ -112,7 +145,8 @@ t_debug_consoles() {
 # minutes, and the ACPI interpreter hits AE_AML_LOOP_TIMEOUT evaluating
 # _PRT: legacy PCI IRQ routing (pci=noacpi) avoids that.
 debug_boot() {
-	RIG_MEM=$RIG_DEBUG_MEM RIG_BOOT_TIMEOUT=$RIG_DEBUG_BOOT_TIMEOUT \
+	payload_build
+	RIG_MEM=$RIG_DEBUG_MEM RIG_SMP=$RIG_DEBUG_SMP RIG_BOOT_TIMEOUT=$RIG_DEBUG_BOOT_TIMEOUT \
 		guests_start "$CHECK_DIR/debug" "$RIG_KERNELS/debug" \
 		"slub_debug=FZPU kmemleak=on pci=noacpi"
 	ipsec_start
@@ -127,5 +161,6 @@ group_debug() {
 	check_setup debug-boot debug_boot
 	check debug-traffic-quick-rows t_debug_rows
 	check debug-kunit t_debug_kunit
+	check debug-esp-head-alloc-failure t_debug_alloc_failure
 	check debug-no-reports t_debug_consoles
 }

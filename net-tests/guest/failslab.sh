@@ -1,0 +1,42 @@
+#!/bin/sh
+# Fault injection (failslab, Documentation/fault-injection) in this
+# guest: fail a share of the non-sleeping allocations from the kmalloc
+# caches an ESP packet's private head comes from (kmalloc-2k and
+# kmalloc-4k), so that ESP output has to take its fallback path.  Sleeping
+# allocations (9p, the guest's shell) are left alone (ignore-gfp-wait).
+# Needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS (the debug
+# kernel) and unmerged kmalloc caches (slub_debug=FZPU).
+#   failslab.sh on PERCENT   arm: PERCENT % of those allocations fail
+#   failslab.sh off          disarm; print injected=N (failures injected)
+set -eu
+F=/sys/kernel/debug/failslab
+CACHES="kmalloc-2k kmalloc-4k"
+TIMES=1000000
+
+[ -d "$F" ] || { echo "no $F: kernel without CONFIG_FAILSLAB/CONFIG_FAULT_INJECTION_DEBUG_FS" >&2; exit 1; }
+case "${1:-}" in
+on)
+	echo 0 >"$F/probability"
+	for c in $CACHES; do
+		echo 1 >"/sys/kernel/slab/$c/failslab" ||
+			{ echo "cannot mark $c for failslab (a merged cache?)" >&2; exit 1; }
+	done
+	echo Y >"$F/cache-filter"
+	echo Y >"$F/ignore-gfp-wait"
+	echo N >"$F/task-filter"
+	echo 0 >"$F/space"
+	echo 0 >"$F/verbose"
+	echo 1 >"$F/interval"
+	echo "$TIMES" >"$F/times"
+	echo "${2:?failslab.sh on PERCENT}" >"$F/probability"
+	;;
+off)
+	echo 0 >"$F/probability"
+	for c in $CACHES; do echo 0 >"/sys/kernel/slab/$c/failslab"; done
+	echo "injected=$((TIMES - $(cat "$F/times")))"
+	;;
+*)
+	echo "usage: failslab.sh on PERCENT | off" >&2
+	exit 2
+	;;
+esac
