@@ -77,7 +77,9 @@
 #    running mkinitramfs.sh in a dry run, as before (pair.sh examples:
 #    exit 2, "not an installed kernel"); "report.py <run-dir>" ("no
 #    sample"); a bad row in bench.sh's usage example; bench.sh running
-#    git describe before its --dry-run exit ("did work").
+#    git describe before its --dry-run exit ("did work"); a README
+#    example "ipsec_up v4-gcm-transprot" ("child v4-gcm-transprot is not
+#    in net-tests/matrix.sh").
 #  The matrix table and the polling helpers, each run alone:
 #  - the integrity loop spelled out again (for f in v4 v6 ... gcm sha):
 #    static-matrix-one-source ("integrity.sh:49: a loop over the table's
@@ -1257,6 +1259,11 @@ t_usage_examples() {
 		            if sub and re.match(r"(qemu-net|net-tests)/", sub[0]) and sub != ["qemu-net/install-deps.sh"]:
 		                check(sub, env, "{} -> {}".format(shown, line))
 		        return
+		    # -c CODE naming a child: it must be one of the matrix's.
+		    for a in args:
+		        for c in re.findall(r"ipsec_up\s+([\w-]+)", a):
+		            if c not in children:
+		                probs.append("{}: child {} is not in net-tests/matrix.sh".format(shown, c))
 		    base = os.path.basename(prog)
 		    if helpme:
 		        cmd = [prog] + args
@@ -1292,6 +1299,11 @@ t_usage_examples() {
 		            on = False
 		    return out
 
+		children = subprocess.run(
+		    ["bash", "-c", '. "$1/qemu-net/lib.sh"; . "$1/net-tests/matrix.sh"; matrix_children', "-", top],
+		    capture_output=True, text=True, env=env0).stdout.split()
+		if not children:
+		    probs.append("matrix_children listed no child")
 		ex = []
 		readme = open(top + "/README.md").read()
 		for block in re.findall(r"^```sh\n(.*?)^```", readme, re.M | re.S):
