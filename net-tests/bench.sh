@@ -107,12 +107,7 @@ while (($#)); do
 		sysctls+=("$2")
 		shift
 		;;
-	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
 	--icount) opt_value "$@"; export RIG_ICOUNT=$2; shift ;;
-	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
-	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
-	--series) opt_value "$@"; rig_series_set patched "$2"; shift ;;
-	--baseline-series) opt_value "$@"; rig_series_set baseline "$2"; shift ;;
 	--variants) opt_value "$@"; varsel=$2; shift ;;
 	--controls) opt_value "$@"; controls=$2; shift ;;
 	--pin) export RIG_PIN=1 ;;
@@ -120,7 +115,7 @@ while (($#)); do
 	--out) opt_value "$@"; out=$2; shift ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
 	-h | --help) usage; exit 0 ;;
-	*) usage_error "unknown option '$1'" ;;
+	*) rig_option "$@" || usage_error "unknown option '$1'"; shift ;;
 	esac
 	shift
 done

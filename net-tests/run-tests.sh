@@ -46,6 +46,7 @@ usage() {
 	cat <<-EOF
 		Usage: net-tests/run-tests.sh [-t GROUP]... [--list] [--dry-run] [--accel tcg|kvm]
 		                              [--link tap|socket] [--tree 6.1|6.12]
+		                              [--series DIR] [--baseline-series DIR]
 		The rig's tests (make check): KTAP 1 on stdout (a guest script's or
 		module's own KTAP as an indented subtest), diagnostics as "# ..."
 		on stderr, logs in \$RIG_RESULTS/check-<time>/; the last line on stdout
@@ -60,6 +61,9 @@ usage() {
 		  --link L      the guests' link, tap or socket (default: RIG_LINK;
 		                empty = tap if this run can make it, else socket)
 		  --tree T      kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --series DIR, --baseline-series DIR  the two kernels' series, as
+		                net-tests/bench.sh takes them (the series group
+		                checks DIR's patches)
 		  -h, --help    this text
 		Groups: ${groups[*]}
 		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
@@ -79,11 +83,8 @@ while (($#)); do
 	--list) list=1 ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
 	-t) opt_value "$@"; sel+=("$2"); shift ;;
-	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
-	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
-	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
 	-h | --help) usage; exit 0 ;;
-	*) usage_error "unknown option '$1'" ;;
+	*) rig_option "$@" || usage_error "unknown option '$1'"; shift ;;
 	esac
 	shift
 done

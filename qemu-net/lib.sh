@@ -61,6 +61,24 @@ usage_error() {
 # takes a value: bad usage if there is none.
 opt_value() { (($# >= 2)) || usage_error "$1 needs a value"; }
 
+# rig_option OPT VALUE...: the options the rig's commands share, each
+# with a value: --accel, --link, --tree, --series, --baseline-series,
+# applied and exported (children agree).  Returns 1 if OPT is none of
+# them; the caller shifts OPT and, on success, VALUE.
+rig_option() {
+	case "$1" in
+	--accel | --link | --tree | --series | --baseline-series) opt_value "$@" ;;
+	*) return 1 ;;
+	esac
+	case "$1" in
+	--accel) export RIG_ACCEL=$2 ;;
+	--link) export RIG_LINK=$2 ;;
+	--tree) rig_tree_set "$2" ;;
+	--series) rig_series_set patched "$2" ;;
+	--baseline-series) rig_series_set baseline "$2" ;;
+	esac
+}
+
 # operands NAME MIN MAX ARG...: the whole command line of a command
 # whose only option is -h/--help: MIN..MAX operands called NAME, set in
 # the array RIG_OPERANDS; bad usage otherwise.

@@ -47,18 +47,13 @@ usage() {
 append='' ike=0 keep=0 code='' script='' variant=''
 while (($#)); do
 	case "$1" in
-	--accel) opt_value "$@"; export RIG_ACCEL=$2; shift ;;
-	--link) opt_value "$@"; export RIG_LINK=$2; shift ;;
-	--tree) opt_value "$@"; rig_tree_set "$2"; shift ;;
-	--series) opt_value "$@"; rig_series_set patched "$2"; shift ;;
-	--baseline-series) opt_value "$@"; rig_series_set baseline "$2"; shift ;;
 	--append) opt_value "$@"; append=$2; shift ;;
 	--ike) ike=1 ;;
 	--keep) keep=1 ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
 	-c) opt_value "$@"; code=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
-	-*) usage_error "unknown option '$1'" ;;
+	-*) rig_option "$@" || usage_error "unknown option '$1'"; shift ;;
 	*)
 		if [[ -z "$variant" ]]; then variant=$1
 		elif [[ -z "$script" ]]; then script=$1
