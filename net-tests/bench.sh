@@ -48,7 +48,7 @@ usage() {
 		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
 		                          [--series DIR] [--baseline-series DIR]
 		                          [--variants V[,V]] [--controls GLOB[,GLOB...]]
-		                          [--pin] [--fail-on-regression] [--out DIR] [--dry-run]
+		                          [--no-pin] [--fail-on-regression] [--out DIR] [--dry-run]
 		IPsec throughput, baseline vs patched kernel in one run (make bench):
 		pairs of guest-pair boots, one per kernel, in the order A B, B A, ...
 		  --pairs N          boot pairs (default 5)
@@ -74,7 +74,8 @@ usage() {
 		  --controls G[,G]   rows the change does not target, globs (default
 		                     *-plain,udp-*,icmp-*,*-on; '' for none): verdict.json
 		                     judges the A/B against them (kept in meta.json)
-		  --pin              each guest's QEMU on a host CPU of its own (RIG_PIN=1)
+		  --no-pin           guests' QEMUs not pinned to a host CPU each (RIG_PIN=0;
+		                     pinned is the default: less noise)
 		  --fail-on-regression  exit 1 when a targeted row is worse on a
 		                     deterministic metric or a control row moved
 		  --out DIR          results folder (default: $RIG_RESULTS/<time>)
@@ -110,7 +111,7 @@ while (($#)); do
 	--icount) opt_value "$@"; export RIG_ICOUNT=$2; shift ;;
 	--variants) opt_value "$@"; varsel=$2; shift ;;
 	--controls) opt_value "$@"; controls=$2; shift ;;
-	--pin) export RIG_PIN=1 ;;
+	--no-pin) export RIG_PIN=0 ;;
 	--fail-on-regression) failreg=1 ;;
 	--out) opt_value "$@"; out=$2; shift ;;
 	--dry-run) RIG_DRY_RUN=1 ;;

@@ -61,8 +61,8 @@ unset rig_v RIG_ENV
 : "${RIG_MEM:=768}"
 # vCPUs per guest (QEMU -smp)
 : "${RIG_SMP:=1}"
-# 1 = pin each guest's QEMU to a host CPU of its own (taskset; guest a CPU 0, b CPU 1) (bench --pin)
-: "${RIG_PIN:=0}"
+# 1 = each guest's QEMU on a host CPU of its own (taskset: a on the first CPU the run may use, b on the second); 0 = unpinned (bench --no-pin)
+: "${RIG_PIN:=1}"
 # QEMU -icount spec for TCG guests, e.g. shift=0,sleep=on (bench --icount); empty = off
 : "${RIG_ICOUNT:=}"
 # guests' link, tap or socket (--link); empty = tap if the run can make it, else socket

@@ -57,6 +57,8 @@ guests_start() {
 		;;
 	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
 	esac
+	local cpus=()
+	mapfile -t cpus < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)), sep="\n")')
 	for i in 0 1; do
 		g=${GUEST_NAMES[i]}
 		mkdir -p "$run/$g/jobs"
@@ -75,9 +77,10 @@ guests_start() {
 		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then
 			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
 		fi
-		# RIG_PIN: guest i's QEMU (all its threads) on host CPU i
-		# (modulo the CPUs there are), so the two never share one.
-		((RIG_PIN == 0)) || cmd=(taskset -c "$((i % $(nproc)))" "${cmd[@]}")
+		# RIG_PIN: guest i's QEMU (all its threads) on the i-th CPU
+		# this run may use (modulo their number), so the two never share
+		# one when there are two.
+		((RIG_PIN == 0)) || cmd=(taskset -c "${cpus[i % ${#cpus[@]}]}" "${cmd[@]}")
 		printf '%q ' "${cmd[@]}" >"$run/$g/qemu.cmd"
 		echo >>"$run/$g/qemu.cmd"
 		((RIG_DRY_RUN)) && { cat "$run/$g/qemu.cmd"; continue; }

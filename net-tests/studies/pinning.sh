@@ -1,6 +1,6 @@
 #!/bin/bash
-# Does pinning each guest's QEMU to a host CPU of its own (bench --pin,
-# RIG_PIN=1) narrow the throughput spread across boots?  A/A runs of one
+# Does pinning each guest's QEMU to a host CPU of its own (RIG_PIN=1,
+# the default since this study; RIG_PIN=0 = bench --no-pin) narrow the throughput spread across boots?  A/A runs of one
 # kernel (--variants baseline), unpinned and pinned in the order U P P U
 # (a drift over the study does not favour one condition), HALF boots
 # each, so each condition gets 2*HALF boots; then per row and condition
@@ -13,7 +13,7 @@ usage() {
 	cat <<-'EOF'
 		Usage: net-tests/studies/pinning.sh OUT_DIR [HALF [ROWS]]
 		Throughput spread across boots, guests' QEMU unpinned vs pinned
-		(bench.sh --pin), A/A on the baseline kernel, runs in the order
+		(RIG_PIN=0 and 1), A/A on the baseline kernel, runs in the order
 		unpinned, pinned, pinned, unpinned.
 		  OUT_DIR  the four bench run folders and pinning.txt go here
 		  HALF     boots per bench run (default 3: 6 per condition)
@@ -30,10 +30,10 @@ mkdir -p "$out"
 n=0
 for cond in unpinned pinned pinned unpinned; do
 	n=$((n + 1))
-	pin=()
-	[[ "$cond" == unpinned ]] || pin=(--pin)
-	"$top/net-tests/bench.sh" --variants baseline --pairs "$half" --rows "$rows" \
-		"${pin[@]}" --out "$out/$n-$cond" >"$out/$n-$cond.log" 2>&1 ||
+	pin=1
+	[[ "$cond" == pinned ]] || pin=0
+	RIG_PIN=$pin "$top/net-tests/bench.sh" --variants baseline --pairs "$half" --rows "$rows" \
+		--out "$out/$n-$cond" >"$out/$n-$cond.log" 2>&1 ||
 		{ echo "bench run $n ($cond) failed: $out/$n-$cond.log" >&2; tail -n 20 "$out/$n-$cond.log" >&2; exit 1; }
 done
 python3 - "$out" <<'PY' | tee "$out/pinning.txt"
