@@ -13,7 +13,14 @@
 # host's load; throughput under -icount mixes virtual and real time and
 # is not comparable with a run without it.  Under --icount each non-ICMP
 # row also gets a service-demand pass: sender and receiver instructions
-# per KB delivered over a fixed transfer, from each guest's /proc/stat.
+# per KB delivered over a fixed transfer, from each guest's busy time.
+# Without --icount, the run has a second phase (--instr-pairs, default
+# 2 pairs): the same rows but ICMP, booted under QEMU -icount
+# RIG_BENCH_ICOUNT, cost and service-demand passes only (no throughput
+# pass: its Mbit/s would mix virtual and real time), in DIR/instr, so
+# that one make bench prints the throughput table and the deterministic
+# instruction columns (instructions per esp_output() call, sender and
+# receiver instructions per KB), each with its verdict.
 # --link: the guests' virtio link (qemu-net/link.sh): tap (vnet_hdr,
 # offloads on) or socket; default RIG_LINK, empty = tap if possible.
 # --variants baseline (or patched) boots one kernel only, once per pair:
@@ -47,11 +54,11 @@ usage() {
 		                          [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
 		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
 		                          [--series DIR] [--baseline-series DIR]
-		                          [--variants V[,V]] [--controls GLOB[,GLOB...]]
+		                          [--variants V[,V]] [--controls GLOB[,GLOB...]] [--instr-pairs N]
 		                          [--no-pin] [--fail-on-regression] [--out DIR] [--dry-run]
 		IPsec throughput, baseline vs patched kernel in one run (make bench):
 		pairs of guest-pair boots, one per kernel, in the order A B, B A, ...
-		  --pairs N          boot pairs (default 5)
+		  --pairs N          boot pairs (default 3)
 		  --time S           seconds per iperf3 throughput pass (default 10)
 		  --rows R           quick (default), full, or rows as named in
 		                     net-tests/matrix.sh, comma-separated
@@ -61,7 +68,12 @@ usage() {
 		  --accel A          QEMU accelerator, tcg or kvm (default: RIG_ACCEL)
 		  --icount SPEC      TCG guests under QEMU -icount SPEC, e.g. shift=0,sleep=on:
 		                     esp_output() cost in instructions, plus a service-demand
-		                     pass per row (default: RIG_ICOUNT, empty = off)
+		                     pass per row, for the whole run (default: RIG_ICOUNT,
+		                     empty = off; then see --instr-pairs)
+		  --instr-pairs N    without --icount: boot pairs of the instruction phase
+		                     (default 2; 0 = none): the rows but ICMP under
+		                     -icount RIG_BENCH_ICOUNT, instructions per call and
+		                     per KB only, in DIR/instr with its own verdict
 		  --link L           the guests' link, tap or socket (default: RIG_LINK;
 		                     empty = tap if this run can make it, else socket)
 		  --tree T           kernel tree, 6.1 or 6.12 (default: RIG_TREE)
@@ -92,7 +104,7 @@ usage() {
 }
 
 argv=("$0" "$@")
-pairs=5 secs=10 rowsel=quick udplen=1300 out='' sysctls=() varsel=baseline,patched
+pairs=3 secs=10 ipairs=2 rowsel=quick udplen=1300 out='' sysctls=() varsel=baseline,patched
 controls=-    # -: report.py's default
 failreg=0
 while (($#)); do
@@ -109,6 +121,7 @@ while (($#)); do
 		shift
 		;;
 	--icount) opt_value "$@"; export RIG_ICOUNT=$2; shift ;;
+	--instr-pairs) opt_value "$@"; ipairs=$2; shift ;;
 	--variants) opt_value "$@"; varsel=$2; shift ;;
 	--controls) opt_value "$@"; controls=$2; shift ;;
 	--no-pin) export RIG_PIN=0 ;;
@@ -122,11 +135,21 @@ while (($#)); do
 done
 rig_settings_check
 [[ "$pairs" =~ ^[1-9][0-9]*$ ]] || usage_error "--pairs needs a positive number"
+[[ "$ipairs" =~ ^[0-9]+$ ]] || usage_error "--instr-pairs needs a number (0 = no instruction phase)"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || usage_error "--time needs a positive number of seconds"
 [[ "$udplen" =~ ^[1-9][0-9]*$ ]] || usage_error "--udp-len needs a positive number of bytes"
 # (not mapfile < <(...): a bad row name must stop the run here)
 rows_txt=$(rows_select "$rowsel") || exit
 mapfile -t rows <<<"$rows_txt"
+# The instruction phase: only under a run without --icount (a run under
+# --icount is one already), and only rows with a cost or demand pass.
+irows=()
+if [[ -z "$RIG_ICOUNT" ]] && ((ipairs > 0)); then
+	for row in "${rows[@]}"; do
+		row_decode "$row" || exit
+		[[ "$ROW_PROTO" == icmp ]] || irows+=("$row")
+	done
+fi
 IFS=, read -ra variants <<<"$varsel"
 case "${variants[*]}" in
 "baseline patched" | "patched baseline" | baseline | patched) ;;
@@ -150,6 +173,13 @@ if ((RIG_DRY_RUN)); then
 	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"
 	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
 		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
+	if ((${#irows[@]})); then
+		printf 'instruction phase: -icount %s, rows: %s\npairs: %s, order: %s\n' \
+			"$RIG_BENCH_ICOUNT" "${irows[*]}" "$ipairs" \
+			"$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
+	else
+		echo "instruction phase: none"
+	fi
 	exit 0
 fi
 
@@ -166,10 +196,12 @@ done
 build_s=$((SECONDS - t0))
 
 out=${out:-$RIG_RESULTS/$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$out/raw"
-runs=$out/runs.jsonl
-: >"$runs"
+mkdir -p "$out"
 log "results in $out"
+# The phase being run: its folder, rows, pairs and passes (all: the
+# throughput, accounting, cost and, under -icount, service-demand
+# passes; instr: cost and service-demand only).
+pdir=$out prows=("${rows[@]}") ppairs=$pairs mode=all runs=''
 
 # kinfo KERNEL_DIR FIELD: a field of the installed kernel's info file.
 kinfo() { sed -n "s/^$2=//p" "$1/info" 2>/dev/null | head -n 1; }
@@ -189,9 +221,10 @@ write_meta() {
 	done
 	jq -n --argjson command "$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "${argv[@]}")" \
 		--arg started "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-		--arg rows "${rows[*]}" --argjson pairs "$pairs" --argjson secs "$secs" \
+		--arg rows "${prows[*]}" --argjson pairs "$ppairs" --argjson secs "$secs" \
 		--argjson udplen "$udplen" --arg link "$RIG_LINK_USED" --arg link_why "$RIG_LINK_WHY" \
 		--arg accel "$RIG_ACCEL" --arg icount "$RIG_ICOUNT" --arg sysctls "${sysctls[*]}" \
+		--arg mode "$mode" --arg instr "$([[ "$mode" == all ]] && ((${#irows[@]})) && echo instr)" \
 		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" \
 		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
 		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
@@ -199,6 +232,8 @@ write_meta() {
 		--argjson cores "$(nproc)" --arg hostkernel "$(uname -r)" \
 		--arg qemu "$(qemu-system-x86_64 --version | head -n 1)" \
 		'{started_utc: $started, command: $command,
+		  phase: (if $mode == "all" then "throughput" else "instructions" end),
+		  instr_dir: (if $instr == "" then null else $instr end),
 		  rows: ($rows | split(" ")), pairs: $pairs, time_s: $secs, udp_len: $udplen,
 		  link: $link, link_why: $link_why, accel: $accel, smp: $smp, pinned: ($pin == 1),
 		  icount: (if $icount == "" then null else $icount end),
@@ -207,14 +242,13 @@ write_meta() {
 		  host: {cpu_model: $cpu, cores: $cores, kernel: $hostkernel},
 		  qemu_version: $qemu, build_seconds: $build_s,
 		  controls: (if $controls == "-" then null
-		             else $controls | split(",") | map(select(. != "")) end)}' >"$out/meta.json"
+		             else $controls | split(",") | map(select(. != "")) end)}' >"$pdir/meta.json"
 }
-write_meta
 
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$out/boot-$pair-$v row child f p mbps ike esp acct cost demand t
+	local run=$pdir/boot-$pair-$v row child f p mbps ike esp acct cost demand t
 	mkdir -p "$run"
 	# This boot's cleanup scope: popped at the end, it stops this boot's
 	# guests and nothing else.
@@ -230,34 +264,36 @@ bench_boot() {
 	done
 	ipsec_start
 	acct_prepare "${kdir[$v]}"
-	for row in "${rows[@]}"; do
+	for row in "${prows[@]}"; do
 		ipsec_row_up "$row" >"$run/ike-up.out"
 		p=$ROW_PROTO f=$ROW_FAMILY child=$ROW_CHILD
 		ike=$(sed -n 's/^ike_up_seconds=//p' "$run/ike-up.out")
 		mbps=null
-		if [[ "$p" != icmp ]]; then # ICMP rows are counted only
+		if [[ "$mode" == all && "$p" != icmp ]]; then # ICMP rows are counted only
 			local args=(-t "$secs")
 			[[ "$p" == udp ]] && args+=(-b 0 -l "$udplen")
-			mbps=$(iperf_run "$out/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
-				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $out/raw/$pair-$v-$row.json"
+			mbps=$(iperf_run "$pdir/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
+				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $pdir/raw/$pair-$v-$row.json"
 		fi
 		esp=null acct=null cost=null demand=null
 		# Service demand (only under -icount, where guest time counts
 		# instructions): fixed transfer, /proc/stat of both guests.
 		if [[ -n "$RIG_ICOUNT" && "$p" != icmp ]]; then
-			demand_row "$row" "$out/raw/$pair-$v-$row.demand"
-			demand=$(demand_json "$out/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
+			demand_row "$row" "$pdir/raw/$pair-$v-$row.demand"
+			demand=$(demand_json "$pdir/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
 		fi
 		if [[ -n "$child" ]]; then
 			ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
 			# Counting pass: fixed-size transfer under kprobes, after
 			# (never during) the throughput pass.
-			acct_row "$row" "$out/raw/$pair-$v-$row.acct"
-			acct=$(acct_json "$out/raw/$pair-$v-$row.acct")
+			if [[ "$mode" == all ]]; then
+				acct_row "$row" "$pdir/raw/$pair-$v-$row.acct"
+				acct=$(acct_json "$pdir/raw/$pair-$v-$row.acct")
+			fi
 			# Cost pass: esp_output() time per call, only its own probes.
 			if [[ "$p" != icmp ]]; then
-				cost_row "$row" "$out/raw/$pair-$v-$row.cost"
-				cost=$(cost_json "$out/raw/$pair-$v-$row.cost")
+				cost_row "$row" "$pdir/raw/$pair-$v-$row.cost"
+				cost=$(cost_json "$pdir/raw/$pair-$v-$row.cost")
 			fi
 			esp=$(esp_packets b)
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
@@ -268,27 +304,57 @@ bench_boot() {
 		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s\n' "$pair" "$v" "$row" "$mbps" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \
 			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" \
-			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.snd_ticks)/\(.rcv_ticks) ticks, \(.retransmits) retr)" end' <<<"$demand")" >&2
+			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.source), \(.retransmits) retr)" end' <<<"$demand")" >&2
 	done
 	defer_scope_pop
 }
 
-for ((pair = 1; pair <= pairs; pair++)); do
-	read -ra order <<<"$(pair_order "$pair")"
-	for v in "${order[@]}"; do
-		bench_boot "$v" "$pair"
+# run_phase DIR MODE PAIRS ROW...: one phase's boots into DIR.
+run_phase() {
+	pdir=$1 mode=$2 ppairs=$3
+	shift 3
+	prows=("$@")
+	mkdir -p "$pdir/raw"
+	runs=$pdir/runs.jsonl
+	: >"$runs"
+	write_meta
+	local pair v t=$SECONDS
+	for ((pair = 1; pair <= ppairs; pair++)); do
+		read -ra order <<<"$(pair_order "$pair")"
+		for v in "${order[@]}"; do
+			bench_boot "$v" "$pair"
+		done
 	done
-done
+	jq --argjson t "$((SECONDS - t))" '.total_seconds = $t' "$pdir/meta.json" >"$pdir/meta.json.tmp"
+	mv "$pdir/meta.json.tmp" "$pdir/meta.json"
+}
 
-jq --argjson t "$((SECONDS - t0))" '.total_seconds = $t' "$out/meta.json" >"$out/meta.json.tmp"
-mv "$out/meta.json.tmp" "$out/meta.json"
-# (report.py reads the controls from meta.json and writes verdict.json)
-report_args=(--build-seconds "$build_s" --icount "$RIG_ICOUNT" --total-seconds "$((SECONDS - t0))")
-if ((failreg)); then report_args+=(--fail-on-regression); fi
-rc=0
-python3 "$RIG_TOP/net-tests/report.py" "${report_args[@]}" "$out" || rc=$?
-case $rc in
-0) ;;
-1) die "$E_FAIL" "--fail-on-regression: a targeted row is worse or a control row moved (see above; $out/verdict.json)" ;;
-*) die "$E_FAIL" "report.py failed (exit $rc) on $out" ;;
-esac
+# report_phase: the phase's report (report.py: table, verdict.json, which
+# reads the controls from meta.json); returns report.py's status.
+report_phase() {
+	local args=(--build-seconds "$build_s" --icount "$RIG_ICOUNT")
+	if ((failreg)); then args+=(--fail-on-regression); fi
+	python3 "$RIG_TOP/net-tests/report.py" "${args[@]}" "$pdir"
+}
+
+# report_status RC DIR: report.py's exit status as the run's.
+report_status() {
+	case $1 in
+	0) ;;
+	1) die "$E_FAIL" "--fail-on-regression: a targeted row is worse or a control row moved (see above; $2/verdict.json)" ;;
+	*) die "$E_FAIL" "report.py failed (exit $1) on $2" ;;
+	esac
+}
+
+rc=0 irc=0
+run_phase "$out" all "$pairs" "${rows[@]}"
+report_phase || rc=$?
+if ((${#irows[@]})); then
+	log "instruction phase: $ipairs pair(s) under -icount $RIG_BENCH_ICOUNT, rows ${irows[*]}"
+	RIG_ICOUNT=$RIG_BENCH_ICOUNT
+	run_phase "$out/instr" instr "$ipairs" "${irows[@]}"
+	report_phase || irc=$?
+fi
+log "total ${SECONDS}s; results in $out${irows[*]:+ and $out/instr}"
+report_status "$rc" "$out"
+report_status "$irc" "$out/instr"

@@ -11,8 +11,9 @@ Accounting fields (issue 4) are reported per ESP packet where present, and so is
 median time of one esp_output()/esp6_output() call in the sender, per
 boot, summarised like throughput (median of the boots, min-max).
 Under -icount, the service demand: sender and receiver guest
-instructions per KB delivered over a fixed transfer (/proc/stat busy
-ticks of each guest), per boot, summarised the same way.
+instructions per KB delivered over a fixed transfer (each guest's busy
+ns from /proc/timer_list's idle and iowait sleep times; older records:
+/proc/stat busy ticks), per boot, summarised the same way.
 
 The guests' link (tap or socket, runs.jsonl "link") is a dimension: rows
 are grouped by (link, row), and the plaintext reference is the same
@@ -314,6 +315,9 @@ def table(rows, md):
 
 
 def plot(rows, d):
+    if all(e["baseline"]["median"] is None and e["patched"]["median"] is None
+           for e in rows):
+        return   # no throughput (bench's instruction phase): nothing to plot
     links = sorted({e["link"] for e in rows})
     dat = os.path.join(d, "plot.dat")
     with open(dat, "w") as f:
@@ -370,6 +374,8 @@ def _demand_get(side):
     def get(r):
         d = r.get("demand") or {}
         v, t = d.get(side + "_instr_per_kb"), d.get(side + "_ticks")
+        if d.get("source") == "timer_list":
+            return v, 0   # busy ns from tick-sched: exact
         # resolution: what one /proc/stat tick is worth in this boot
         return v, (v / t if v is not None and t else 0)
     return get
@@ -824,7 +830,7 @@ def main():
     if a.icount:
         head += ("; guests under QEMU -icount {}: esp_output ns are guest"
                  " instructions x 2^shift, instr/KB count whole-guest busy"
-                 " ticks (10^7 ns each); Mbit/s mix virtual and real time"
+                 " time (clock minus idle, /proc/timer_list); Mbit/s mix virtual and real time"
                  " and are not comparable with other runs").format(a.icount)
         flags = copy_flags(a.dir)
         if flags:

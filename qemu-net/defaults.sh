@@ -65,6 +65,8 @@ unset rig_v RIG_ENV
 : "${RIG_PIN:=1}"
 # QEMU -icount spec for TCG guests, e.g. shift=0,sleep=on (bench --icount); empty = off
 : "${RIG_ICOUNT:=}"
+# QEMU -icount spec of bench.sh's instruction phase (--instr-pairs)
+: "${RIG_BENCH_ICOUNT:=shift=0,sleep=on}"
 # guests' link, tap or socket (--link); empty = tap if the run can make it, else socket
 : "${RIG_LINK:=}"
 # seconds for a guest's init to report ready

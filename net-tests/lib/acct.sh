@@ -96,34 +96,59 @@ acct_json() {
 	}' "$1"
 }
 
-# Service demand (bench --icount): guest CPU time of sender and receiver
-# per KB delivered over a fixed-size transfer.  From /proc/stat's cpu line
-# (user+nice+system+irq+softirq, USER_HZ ticks of 10 ms) sampled around
-# the transfer in each guest; under -icount the guest's clock counts
-# instructions (2^shift ns each), so the busy time is an instruction
-# count.  Resolution: one tick per field (10^7 instructions at shift=0),
-# hence transfers of tens of MB (RIG_DEMAND_*).  The whole guest is
-# counted (iperf3, softirq, charon's idle wakeups, the rig's job loop).
-# Plaintext TCP on the tap link (TSO, checksum offload) costs ~1,500
-# instructions per KB: 64M is only ~10 ticks, so those rows send more
-# (RIG_DEMAND_PLAIN_TCP_BYTES).
+# Service demand (bench --icount and its instruction phase): guest CPU
+# time of sender and receiver per KB delivered over a fixed-size
+# transfer; under -icount the guest's clock counts instructions (2^shift
+# ns each), so the busy time is an instruction count.  The busy time is
+# the clock minus the idle and iowait sleep times tick-sched keeps in ns
+# per CPU (/proc/timer_list, NO_HZ): exact where /proc/stat's cpu line
+# (user+nice+system+irq+softirq) samples whole 10 ms ticks on timer
+# interrupts (2-37 % spread across boots on the ESP rows).  Kept beside
+# it as a cross-check (snd_ticks/rcv_ticks).  A CPU idle at the moment
+# of reading has its current idle period not yet added, so the figure is
+# exact only for the CPU doing the reading: exact with 1 vCPU (RIG_SMP=1,
+# the default), an over-estimate otherwise.  The whole guest is counted
+# (iperf3, softirq, charon's idle wakeups, the rig's job loop).  Plaintext
+# TCP on the tap link costs ~1,300 instructions per KB, so those rows send
+# more (RIG_DEMAND_PLAIN_TCP_BYTES).
 
-# busy ticks of a /proc/stat "cpu" line
-stat_busy() { awk '{print $2 + $3 + $4 + $7 + $8}' <<<"$1"; }
+# The guest command snapshotting its CPU time: /proc/stat's cpu line and
+# "now NS" and per CPU "idle NS" (idle + iowait sleep) from timer_list.
+DEMAND_SNAP="head -n 1 /proc/stat; sed -n 's/^now at \([0-9]*\) nsecs\$/now \1/p; s/^ *\.\(idle\|iowait\)_sleeptime *: *\([0-9]*\) nsecs\$/\1 \2/p' /proc/timer_list"
 
-# demand_row ROW OUTFILE: KEY=VALUE (bytes, snd_ticks, rcv_ticks) in
-# OUTFILE; the iperf3 JSON next to it (OUTFILE.json).
+# snap_busy SNAPSHOT: "TICKS NS": the busy ticks of the cpu line, and the
+# busy ns: CPUs x clock - idle - iowait (0 without timer_list figures).
+snap_busy() {
+	awk '$1 == "cpu" { t = $2 + $3 + $4 + $7 + $8 }
+	$1 == "now" { now = $2 }
+	$1 == "idle" { idle += $2; n++ }
+	$1 == "iowait" { idle += $2 }
+	END { printf "%d %.0f\n", t, (n && now) ? n * now - idle : 0 }' <<<"$1"
+}
+
+# demand_row ROW OUTFILE: KEY=VALUE (bytes, retransmits, snd_ticks,
+# rcv_ticks, snd_busy_ns, rcv_busy_ns) in OUTFILE; the iperf3 JSON next to
+# it (OUTFILE.json).
 demand_row() {
 	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES b0 b1 a0 a1 out bytes
+	local at0 an0 at1 an1 bt0 bn0 bt1 bn1
 	row_decode "$row" || return 1
 	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
 	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json) || return 0
-	b0=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
-	out=$(guest_exec -t 300 a "head -n 1 /proc/stat; $cmd; rc=\$?; head -n 1 /proc/stat; exit \$rc") ||
+	b0=$(guest_exec b "$DEMAND_SNAP") || die "$E_FAIL" "guest b: cannot read /proc/stat or /proc/timer_list"
+	out=$(guest_exec -t 300 a "$DEMAND_SNAP; echo @; $cmd; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc") ||
 		die "$E_TRAFFIC" "service demand transfer for $row failed"
-	b1=$(guest_exec b "head -n 1 /proc/stat") || die "$E_FAIL" "guest b: cannot read /proc/stat"
-	a0=$(sed -n 1p <<<"$out")
-	a1=$(sed -n 2p <<<"$out")
+	b1=$(guest_exec b "$DEMAND_SNAP") || die "$E_FAIL" "guest b: cannot read /proc/stat or /proc/timer_list"
+	# before the first marker, after the second (the transfer's own
+	# output, if any, between them)
+	a0=$(awk '/^@$/ { exit } { print }' <<<"$out")
+	a1=$(awk 'f; /^@$/ && ++n == 2 { f = 1 }' <<<"$out")
+	[[ "$a0" == *cpu* && "$a1" == *cpu* ]] ||
+		die "$E_FAIL" "guest a: no CPU time snapshot around the transfer for $row: $out"
+	read -r at0 an0 <<<"$(snap_busy "$a0")"
+	read -r at1 an1 <<<"$(snap_busy "$a1")"
+	read -r bt0 bn0 <<<"$(snap_busy "$b0")"
+	read -r bt1 bn1 <<<"$(snap_busy "$b1")"
 	cp "$GUEST_RUN/a/demand-iperf.json" "$outf.json"
 	bytes=$(jq -r 'if .start.test_start.protocol == "UDP"
 		then .end.sum.bytes * (1 - .end.sum.lost_percent / 100)
@@ -132,25 +157,32 @@ demand_row() {
 	# Retransmit episodes (the receiver overflowing) raise both sides'
 	# demand: kept beside it (3 boots, ESP gcm: 0 retr -> 13,600/13,750
 	# instr/KB, 56-70 retr -> 14,700-15,200/17,600-18,900).
-	printf 'bytes=%s\nretransmits=%s\nsnd_ticks=%s\nrcv_ticks=%s\n' "$bytes" \
-		"$(jq -r '.end.sum_sent.retransmits // 0' "$outf.json")" \
-		"$(($(stat_busy "$a1") - $(stat_busy "$a0")))" \
-		"$(($(stat_busy "$b1") - $(stat_busy "$b0")))" >"$outf"
+	printf 'bytes=%s\nretransmits=%s\nsnd_ticks=%s\nrcv_ticks=%s\nsnd_busy_ns=%s\nrcv_busy_ns=%s\n' \
+		"$bytes" "$(jq -r '.end.sum_sent.retransmits // 0' "$outf.json")" \
+		"$((at1 - at0))" "$((bt1 - bt0))" \
+		"$(((an0 && an1) ? an1 - an0 : 0))" "$(((bn0 && bn1) ? bn1 - bn0 : 0))" >"$outf"
 }
 
 # demand_json FILE ICOUNT-SPEC: {"bytes","retransmits","snd_ticks","rcv_ticks",
-# "snd_instr_per_kb","rcv_instr_per_kb"}; instructions = guest ns /
-# 2^shift (null when shift is not a number, e.g. shift=auto).
+# "snd_busy_ns","rcv_busy_ns","snd_instr_per_kb","rcv_instr_per_kb",
+# "source"}; instructions = guest busy ns / 2^shift, from the timer_list
+# busy ns where the guest had them, else from the ticks (source "ticks");
+# null when shift is not a number (e.g. shift=auto).
 demand_json() {
 	local shift
 	shift=$(sed -n 's/.*shift=\([0-9][0-9]*\).*/\1/p' <<<"$2")
 	awk -F= -v shift="${shift:-x}" 'NF==2{v[$1]=$2}
 	END{
 		kb = v["bytes"] / 1024
-		printf "{\"bytes\":%d,\"retransmits\":%d,\"snd_ticks\":%d,\"rcv_ticks\":%d", v["bytes"], v["retransmits"], v["snd_ticks"], v["rcv_ticks"]
+		exact = v["snd_busy_ns"] > 0 && v["rcv_busy_ns"] > 0
+		printf "{\"bytes\":%d,\"retransmits\":%d,\"snd_ticks\":%d,\"rcv_ticks\":%d,\"snd_busy_ns\":%.0f,\"rcv_busy_ns\":%.0f,\"source\":\"%s\"", v["bytes"], v["retransmits"], v["snd_ticks"], v["rcv_ticks"], v["snd_busy_ns"], v["rcv_busy_ns"], exact ? "timer_list" : "ticks"
 		if (shift != "x" && kb > 0) {
-			ns = 1e9 / 100 / (2 ^ shift) # USER_HZ ticks -> instructions
-			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", v["snd_ticks"] * ns / kb, v["rcv_ticks"] * ns / kb
+			if (exact) {
+				snd = v["snd_busy_ns"]; rcv = v["rcv_busy_ns"]
+			} else {
+				snd = v["snd_ticks"] * 1e7; rcv = v["rcv_ticks"] * 1e7 # USER_HZ ticks
+			}
+			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", snd / (2 ^ shift) / kb, rcv / (2 ^ shift) / kb
 		} else
 			printf ",\"snd_instr_per_kb\":null,\"rcv_instr_per_kb\":null"
 		printf "}"

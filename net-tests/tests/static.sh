@@ -80,6 +80,8 @@
 #    git describe before its --dry-run exit ("did work"); a README
 #    example "ipsec_up v4-gcm-transprot" ("child v4-gcm-transprot is not
 #    in net-tests/matrix.sh").
+#  - static-bench-instr-phase: bench.sh's default --instr-pairs 1 ("plan:
+#    ... pairs: 1, order: baseline patched ...").
 #  The matrix table and the polling helpers, each run alone:
 #  - the integrity loop spelled out again (for f in v4 v6 ... gcm sha):
 #    static-matrix-one-source ("integrity.sh:49: a loop over the table's
@@ -1183,6 +1185,25 @@ t_usage_entry_points() {
 	((${#bad[@]} == 0)) || { printf '%s\n' "${bad[@]}" >&2; reason "${bad[0]}$( ((${#bad[@]} > 1)) && echo " (and $((${#bad[@]} - 1)) more, see log)")"; return 1; }
 }
 
+# make bench's defaults plan two phases: throughput, then the
+# instruction phase under RIG_BENCH_ICOUNT (2 pairs, the rows but ICMP);
+# --instr-pairs 0 and --icount each leave it out (bench.sh --dry-run).
+t_bench_instr_phase() {
+	local d=$CHECK_DIR/bench-plan out got=() args
+	st_sandbox "$d" 0
+	for args in "" "--instr-pairs 0" "--icount shift=0"; do
+		# shellcheck disable=SC2086 # word splitting of the option list
+		out=$(st_sandboxed "$d" net-tests/bench.sh $args --rows tcp-v4-plain,icmp-v4-transport-gcm-off --dry-run 2>&1) ||
+			{ reason "bench.sh $args --dry-run failed: $(tail -n 1 <<<"$out")"; return 1; }
+		got+=("[$args] $(grep -A1 '^instruction phase' <<<"$out" | tr -s ' \n' '  ' | sed 's/ $//')")
+	done
+	printf '%s\n' "${got[@]}" >&2
+	local want=("[] instruction phase: -icount shift=0,sleep=on, rows: tcp-v4-plain pairs: 2, order: baseline patched patched baseline"
+		"[--instr-pairs 0] instruction phase: none"
+		"[--icount shift=0] instruction phase: none")
+	[[ "${got[*]}" == "${want[*]}" ]] || { reason "plan: ${got[*]}"; return 1; }
+}
+
 # Every example command in README.md (```sh blocks and `make ...`,
 # `net-tests/...`, `qemu-net/...` spans with arguments), in `make help`
 # and in each entry point's usage (its "Examples:") is accepted: make's
@@ -1551,6 +1572,7 @@ group_static() {
 	check static-settings-sources t_settings_sources
 	check static-usage-entry-points t_usage_entry_points
 	check static-usage-examples t_usage_examples
+	check static-bench-instr-phase t_bench_instr_phase
 	check static-matrix-one-source t_matrix_one_source
 	check static-matrix-generated t_matrix_generated
 	check static-matrix-row-names t_matrix_row_names
