@@ -11,7 +11,11 @@
 # then counts instructions, so the cost pass reports instructions per
 # esp_output() call (1 ns = 1 instruction at shift=0), independent of the
 # host's load; throughput under -icount mixes virtual and real time and
-# is not comparable with a run without it.  Under --icount each non-ICMP
+# is not comparable with a run without it.  Guests under -icount boot
+# with RIG_ICOUNT_APPEND (clearcpuid=erms: TCG counts every iteration of
+# rep movsb as an instruction, so 6.1's ERMS memcpy() would count once
+# per byte; without ERMS it is a loop of 8-byte moves, as on 6.12 where
+# QEMU offers no FSRM).  Under --icount each non-ICMP
 # row also gets a service-demand pass: sender and receiver instructions
 # per KB delivered over a fixed transfer, from each guest's busy time.
 # Without --icount, the run has a second phase (--instr-pairs, default
@@ -169,13 +173,14 @@ pair_order() {
 link_choose
 if ((RIG_DRY_RUN)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
-	printf 'sysctls: %s\nicount: %s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}"
+	printf 'sysctls: %s\nicount: %s%s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}" \
+		"${RIG_ICOUNT:+${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}}"
 	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"
 	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
 		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
 	if ((${#irows[@]})); then
-		printf 'instruction phase: -icount %s, rows: %s\npairs: %s, order: %s\n' \
-			"$RIG_BENCH_ICOUNT" "${irows[*]}" "$ipairs" \
+		printf 'instruction phase: -icount %s%s, rows: %s\npairs: %s, order: %s\n' \
+			"$RIG_BENCH_ICOUNT" "${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}" "${irows[*]}" "$ipairs" \
 			"$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
 	else
 		echo "instruction phase: none"
@@ -224,6 +229,7 @@ write_meta() {
 		--arg rows "${prows[*]}" --argjson pairs "$ppairs" --argjson secs "$secs" \
 		--argjson udplen "$udplen" --arg link "$RIG_LINK_USED" --arg link_why "$RIG_LINK_WHY" \
 		--arg accel "$RIG_ACCEL" --arg icount "$RIG_ICOUNT" --arg sysctls "${sysctls[*]}" \
+		--arg append "${RIG_ICOUNT:+$RIG_ICOUNT_APPEND}" \
 		--arg mode "$mode" --arg instr "$([[ "$mode" == all ]] && ((${#irows[@]})) && echo instr)" \
 		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" \
 		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
@@ -237,6 +243,7 @@ write_meta() {
 		  rows: ($rows | split(" ")), pairs: $pairs, time_s: $secs, udp_len: $udplen,
 		  link: $link, link_why: $link_why, accel: $accel, smp: $smp, pinned: ($pin == 1),
 		  icount: (if $icount == "" then null else $icount end),
+		  guest_append: (if $append == "" then null else $append end),
 		  sysctls: ($sysctls | split(" ") | map(select(. != ""))),
 		  kernels: $kernels, git_describe: $git,
 		  host: {cpu_model: $cpu, cores: $cores, kernel: $hostkernel},
@@ -254,7 +261,7 @@ bench_boot() {
 	# guests and nothing else.
 	defer_scope_push
 	t=$SECONDS
-	guests_start "$run" "${kdir[$v]}"
+	guests_start "$run" "${kdir[$v]}" "${RIG_ICOUNT:+$RIG_ICOUNT_APPEND}"
 	local boot_s=$((SECONDS - t)) kv g
 	for kv in "${sysctls[@]}"; do
 		for g in a b; do

@@ -832,6 +832,8 @@ def main():
                  " instructions x 2^shift, instr/KB count whole-guest busy"
                  " time (clock minus idle, /proc/timer_list); Mbit/s mix virtual and real time"
                  " and are not comparable with other runs").format(a.icount)
+        if run_meta.get("guest_append"):
+            head += "; guests booted with {}".format(run_meta["guest_append"])
         flags = copy_flags(a.dir)
         if flags:
             head += ("; guest string-copy CPU flags: {} (memcpy() is rep"

@@ -1198,7 +1198,7 @@ t_bench_instr_phase() {
 		got+=("[$args] $(grep -A1 '^instruction phase' <<<"$out" | tr -s ' \n' '  ' | sed 's/ $//')")
 	done
 	printf '%s\n' "${got[@]}" >&2
-	local want=("[] instruction phase: -icount shift=0,sleep=on, rows: tcp-v4-plain pairs: 2, order: baseline patched patched baseline"
+	local want=("[] instruction phase: -icount shift=0,sleep=on (guests +clearcpuid=erms), rows: tcp-v4-plain pairs: 2, order: baseline patched patched baseline"
 		"[--instr-pairs 0] instruction phase: none"
 		"[--icount shift=0] instruction phase: none")
 	[[ "${got[*]}" == "${want[*]}" ]] || { reason "plan: ${got[*]}"; return 1; }
