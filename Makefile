@@ -7,7 +7,8 @@ CHECK_ARGS ?=
 define HELP
 Usage: make [bench|check|deps|help] [BENCH_ARGS="..."] [CHECK_ARGS="..."]
   make bench   build both kernels, boot two guests, IPsec throughput
-               baseline vs patched, print the table (net-tests/bench.sh)
+               baseline vs patched, then instructions per call and per
+               KB under -icount; both tables and verdicts (net-tests/bench.sh)
   make check   the tests, KTAP; exit 0 = nothing failed (net-tests/run-tests.sh)
   make deps    install the Debian packages the rig needs (qemu-net/packages.txt)
   make help    this text

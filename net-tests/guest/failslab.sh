@@ -10,11 +10,13 @@
 # kmalloc-4k"); later kernels also take a write to
 # /sys/kernel/slab/CACHE/failslab.
 #   failslab.sh on PERCENT   arm: PERCENT % of those allocations fail
-#   failslab.sh off          disarm; print injected=N (failures injected)
+#   failslab.sh off          disarm; print injected=N (failures injected
+#                            since "on"; 0 if it was not armed)
 set -eu
 F=/sys/kernel/debug/failslab
 CACHES="kmalloc-2k kmalloc-4k"
 TIMES=1000000
+ARMED=/rig/failslab.armed
 
 [ -d "$F" ] || { echo "no $F: kernel without CONFIG_FAILSLAB/CONFIG_FAULT_INJECTION_DEBUG_FS" >&2; exit 1; }
 case "${1:-}" in
@@ -33,11 +35,19 @@ on)
 	echo 0 >"$F/verbose"
 	echo 1 >"$F/interval"
 	echo "$TIMES" >"$F/times"
+	echo "$TIMES" >"$ARMED"
 	echo "${2:?failslab.sh on PERCENT}" >"$F/probability"
 	;;
 off)
 	echo 0 >"$F/probability"
-	echo "injected=$((TIMES - $(cat "$F/times")))"
+	# Counted from what "on" wrote: "times" of a failslab never armed
+	# is its default (1), not TIMES (which read as 999,999 injected).
+	if [ -f "$ARMED" ]; then
+		echo "injected=$(($(cat "$ARMED") - $(cat "$F/times")))"
+		rm -f "$ARMED"
+	else
+		echo "injected=0"
+	fi
 	;;
 *)
 	echo "usage: failslab.sh on PERCENT | off" >&2

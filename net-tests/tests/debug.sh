@@ -18,6 +18,13 @@
 #  - no check that the console could be read: a missing console passed.
 #  - "ipsec_start || true" in debug_boot (as debug.sh:93 was):
 #    static-group-setup-failures saw debug-boot recorded ok.
+# And in a guest run (-t debug, 840 s):
+#  - failslab never armed (t_debug_alloc_failure's "on" replaced by
+#    true): debug-esp-head-alloc-failure failed, "want both paths: 5961
+#    private heads, 0 cows" -- but failslab.sh reported 999,999 failures
+#    injected (times' default 1 taken for the armed count), so its own
+#    check could not have failed; failslab.sh now counts from what "on"
+#    wrote and reports 0 when it was not armed.
 [[ -z "${RIG_T_DEBUG_SH:-}" ]] || return 0
 RIG_T_DEBUG_SH=1
 # shellcheck source=net-tests/lib/tap.sh
