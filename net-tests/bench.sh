@@ -284,7 +284,7 @@ bench_boot() {
 		fi
 		esp=null acct=null cost=null demand=null
 		# Service demand (only under -icount, where guest time counts
-		# instructions): fixed transfer, /proc/stat of both guests.
+		# instructions): fixed transfer, busy time of both guests.
 		if [[ -n "$RIG_ICOUNT" && "$p" != icmp ]]; then
 			demand_row "$row" "$pdir/raw/$pair-$v-$row.demand"
 			demand=$(demand_json "$pdir/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
