@@ -261,7 +261,7 @@ bench_boot() {
 	# guests and nothing else.
 	defer_scope_push
 	t=$SECONDS
-	guests_start "$run" "${kdir[$v]}" "${RIG_ICOUNT:+$RIG_ICOUNT_APPEND}"
+	guests_start "$run" "${kdir[$v]}"
 	local boot_s=$((SECONDS - t)) kv g
 	for kv in "${sysctls[@]}"; do
 		for g in a b; do

@@ -67,7 +67,7 @@ unset rig_v RIG_ENV
 : "${RIG_ICOUNT:=}"
 # QEMU -icount spec of bench.sh's instruction phase (--instr-pairs)
 : "${RIG_BENCH_ICOUNT:=shift=0,sleep=on}"
-# more kernel command line for guests under -icount (bench): clearcpuid=erms makes 6.1's memcpy() a loop, counted per 8 bytes, not rep movsb, counted per byte
+# more kernel command line for every guest under -icount (guests_start): clearcpuid=erms makes 6.1's memcpy() a loop, counted per 8 bytes, not rep movsb, counted per byte
 : "${RIG_ICOUNT_APPEND:=clearcpuid=erms}"
 # guests' link, tap or socket (--link); empty = tap if the run can make it, else socket
 : "${RIG_LINK:=}"

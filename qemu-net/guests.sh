@@ -48,8 +48,13 @@ guests_start() {
 	tcg)
 		accel=(-accel tcg -cpu max)
 		# Guest time counts instructions (2^shift ns each), so in-guest
-		# timings no longer depend on the host's load (bench --icount).
-		[[ -z "$RIG_ICOUNT" ]] || accel+=(-icount "$RIG_ICOUNT")
+		# timings no longer depend on the host's load (bench --icount);
+		# RIG_ICOUNT_APPEND (clearcpuid=erms) keeps TCG from counting a
+		# rep movsb memcpy() once per byte.
+		if [[ -n "$RIG_ICOUNT" ]]; then
+			accel+=(-icount "$RIG_ICOUNT")
+			extra+="${extra:+ }$RIG_ICOUNT_APPEND"
+		fi
 		;;
 	kvm)
 		[[ -z "$RIG_ICOUNT" ]] || die "$E_USAGE" "-icount is TCG only; unset RIG_ICOUNT with --accel kvm"
