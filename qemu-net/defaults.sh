@@ -73,6 +73,8 @@ unset rig_v RIG_ENV
 : "${RIG_LINK:=}"
 # seconds for a guest's init to report ready
 : "${RIG_BOOT_TIMEOUT:=90}"
+# seconds for each guest to tear its IKE/CHILD SAs down (ipsec_down)
+: "${RIG_IKE_DOWN_TIMEOUT:=30}"
 # seconds a job in a guest may run when its caller gives no limit
 : "${RIG_EXEC_TIMEOUT:=300}"
 # pair.sh's run folder; empty = $RIG_RESULTS/pair-<time>-<pid>
@@ -91,6 +93,8 @@ unset rig_v RIG_ENV
 : "${RIG_DEBUG_MEM:=1536}"
 # seconds for the debug kernel's guests to boot (sanitizers under TCG)
 : "${RIG_DEBUG_BOOT_TIMEOUT:=900}"
+# RIG_IKE_DOWN_TIMEOUT in the debug group (charon on the debug kernel took > 30 s to terminate two IKE_SAs right after failslab)
+: "${RIG_DEBUG_IKE_DOWN_TIMEOUT:=120}"
 # vCPUs per guest in the debug group (2: lockdep sees two CPUs)
 : "${RIG_DEBUG_SMP:=2}"
 # percent of guest a's non-sleeping kmalloc-2k/4k allocations failslab fails in the debug group's head-allocation test

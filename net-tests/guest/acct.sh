@@ -41,10 +41,18 @@
 #         GSO row; an inline memcpy, paid with SG too), since a fetcharg
 #         cannot reach gso_segs (shinfo = head + end needs an addition).  With SG skb_segment copies no payload
 #         (it references the frags), so the filter sees none of those.
-#   skr   skb_head_replace (patched kernels only): a clone encrypted out of
-#         place into a private head; ESP copied the headers in front of the
-#         ESP header (transport_header - network_header + 8 bytes), added
-#         to copied_bytes; the payload moves only through the cipher
+#   skr   skb_head_replace (series kernels only): a clone given a private
+#         head (privhead).  Series v2 encrypted the clone out of place into
+#         it and copied only the headers in front of the ESP header
+#         (transport_header - network_header + 8 bytes, added to
+#         copied_bytes); the trailer went to esp_output_tail with
+#         inplace == 0, so those are taken out of pfrag.
+#   skl   skb_linearize_private(skb, headroom, tailroom) (series v3): the
+#         clone is copied into a private linear head, headroom + skb->len
+#         bytes (copied_bytes; privhead_headroom_bytes sums the headroom),
+#         then encrypted in place (pskb_put, taken out of in-place).  When
+#         it exists, every skr call is one of these; a call that fails
+#         (allocation failure) counts its bytes without copying them.
 #   gnc   null_skcipher_crypt(req): req->cryptlen (first field) bytes copied
 #         by crypto_null.  seqiv/echainiv (ESP's IV generators) copy
 #         assoclen + cryptlen from src to dst this way whenever ESP
@@ -61,7 +69,7 @@ T=/sys/kernel/tracing
 K=$T/events/kprobes
 ST=/tmp/acct
 
-probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg segc skr gnc"
+probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg segc skr skl gnc"
 
 snap() { # counters from /proc and sysfs, KEY=VALUE
 	awk '/^Tcp:/{if(!h){split($0,k);h=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutSegs") print "tcp_outsegs=" $i; h=0}' /proc/net/snmp
@@ -117,6 +125,11 @@ start)
 		echo "hist:keys=common_pid:vals=hitcount,nh,th" >"$K/skr/trigger"
 		echo 1 >"$K/skr/enable"
 	fi
+	if grep -qw skb_linearize_private /proc/kallsyms; then
+		echo "p:kprobes/skl skb_linearize_private hr=%si:u32 len=+$SKB_LEN(%di):u32" >>"$T/kprobe_events"
+		echo "hist:keys=common_pid:vals=hitcount,hr,len" >"$K/skl/trigger"
+		echo 1 >"$K/skl/enable"
+	fi
 	for e in eoh eoh6 put seg; do echo "hist:keys=common_pid:vals=hitcount" >"$K/$e/trigger"; done
 	echo "hist:keys=common_pid:vals=hitcount,tl,dl if tailbits > 0" >"$K/cow/trigger"
 	echo "hist:keys=common_pid:vals=hitcount if inplace == 0" >"$K/pfrag/trigger"
@@ -141,18 +154,29 @@ stop)
 	cow=$(hist_hits cow)
 	pfrag=$(($(hist_hits pfrag) + $(hist_hits pfrag6)))
 	put=$(hist_hits put)
-	skr_calls=0 skr_bytes=0
+	skr_calls=0 skr_bytes=0 oop=0 lin=0 skl_hr=0
 	if [ -d "$K/skr" ]; then
 		echo 0 >"$K/skr/enable"
 		skr_calls=$(hist_hits skr)
+	fi
+	if [ -d "$K/skl" ]; then
+		# v3: copied, then in place
+		lin=$skr_calls
+		skl_hr=$(hist_sum skl hr)
+		skr_bytes=$((skl_hr + $(hist_sum skl len)))
+	elif [ "$skr_calls" -gt 0 ]; then
+		# v2: out of place, headers copied
+		oop=$skr_calls
 		skr_bytes=$(($(hist_sum skr th) - $(hist_sum skr nh) + 8 * skr_calls))
 	fi
 	echo "esp_packets=$eoh"
 	echo "cow=$cow"
-	echo "pagefrag=$((pfrag - skr_calls))"
+	echo "pagefrag=$((pfrag - oop))"
 	echo "privhead=$skr_calls"
+	echo "privhead_linear=$lin"
+	echo "privhead_headroom_bytes=$skl_hr"
 	echo "pskb_put=$put"
-	echo "inplace=$((put - cow))"
+	echo "inplace=$((put - cow - lin))"
 	echo "expand_head_calls=$(hist_hits pet)"
 	echo "pull_tail_calls=$(hist_hits ppt)"
 	echo "copy_expand_calls=$(hist_hits sce)"
@@ -160,8 +184,8 @@ stop)
 	segc_bytes=$(hist_sum segc len)
 	gnc_bytes=$(hist_sum gnc len)
 	# every copy counted: the system-wide copy helpers, skb_segment's
-	# payload copy, ESP's header copy into a private head, the IV
-	# generator's src -> dst copy
+	# payload copy, ESP's copy into a private head, the IV generator's
+	# src -> dst copy
 	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len) + segc_bytes + skr_bytes + gnc_bytes))"
 	echo "skb_segment_calls=$(hist_hits seg)"
 	echo "segment_nosg_calls=$(hist_hits segc)"

@@ -90,7 +90,7 @@ ipsec_down() {
 	local g out ikes
 	ikes=$(matrix_values family | tr '\n' ' ')
 	for g in a b; do
-		out=$(guest_exec -t 30 "$g" "$G/ike.sh down $ikes") || {
+		out=$(guest_exec -t "$RIG_IKE_DOWN_TIMEOUT" "$g" "$G/ike.sh down $ikes") || {
 			printf '%s\n' "$out" >&2
 			ike_fail "SAs left behind on $g after teardown"
 			return

@@ -1,0 +1,23 @@
+# shellcheck shell=bash
+# What the shape of an ESP packet's scatterlists costs the AEAD: loads
+# net-tests/aead-sg-mod/aead_sg_cost.ko (built here against the variant's
+# O= dir) in guest a and prints its per-call figures, one line per
+# algorithm and layout.  Under QEMU -icount shift=0 they are instruction
+# counts.  A body for qemu-net/pair.sh (run it on each kernel):
+#   RIG_ICOUNT=shift=0,sleep=on qemu-net/pair.sh baseline net-tests/studies/aead-sg-cost.sh
+# Set AEAD_SG_PAYLOAD for another frag size (default 1368).
+# Output on stdout: aead-sg-cost VARIANT ALG PAYLOAD LAYOUT min=I median=I
+# (eval'd by pair.sh: no trap here, it would replace pair.sh's cleanup)
+# shellcheck disable=SC2154 # pair.sh's variant and kdir
+info=$kdir/info
+bdir=$(sed -n 's/^build_dir=//p' "$info")
+src=$(sed -n 's/^src=//p' "$info")
+mod=$(mktemp -d)
+cp "$RIG_TOP"/net-tests/aead-sg-mod/{Kbuild,aead_sg_cost.c} "$mod/"
+# The O= dir is shared with kernel builds: take the tree lock.
+flock "$src/../.lock" make -s -C "$bdir" M="$mod" KCFLAGS=-Werror W=1 modules >&2
+cp "$mod/aead_sg_cost.ko" "$GUEST_RUN/a/"
+rm -rf "$mod"
+echo "aead-sg-cost $RIG_TREE/$variant cpu-flags: $(guest_exec a "grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'erms|fsrm|rep_good|avx|avx2|aes' | tr '\n' ' '")"
+guest_exec a "insmod /rig/aead_sg_cost.ko payload=${AEAD_SG_PAYLOAD:-1368}; rc=\$?; dmesg | grep 'aead-sg-cost ' | sed -E 's/^\[[ 0-9.]+\] //'; exit \$rc" |
+	sed "s|^aead-sg-cost |aead-sg-cost $RIG_TREE/$variant |"
