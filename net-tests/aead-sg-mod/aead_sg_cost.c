@@ -393,29 +393,22 @@ static int run_skb(struct page *page, u64 *t)
 					err = -ENOMEM;
 				break;
 			case COPY_HEAD:
-				data = skb_head_alloc(room + NET_TO_DATA + clone->len + TRAILER,
-					     GFP_ATOMIC, &bufsize);
-				if (!data) {
-					err = -ENOMEM;
-					break;
-				}
-				kmemcpy(data + room, skb_network_header(clone),
-					NET_TO_DATA);
-				if (skb_copy_bits(clone, 0, data + room + NET_TO_DATA,
-						  clone->len))
-					err = -EFAULT;
-				skb_head_replace(clone, data, bufsize, room + NET_TO_DATA,
-					clone->len);
-				break;
 			case ALLOC_REPLACE:
 				data = skb_head_alloc(room + NET_TO_DATA + clone->len + TRAILER,
-					     GFP_ATOMIC, &bufsize);
+						      GFP_ATOMIC, &bufsize);
 				if (!data) {
 					err = -ENOMEM;
 					break;
 				}
+				if (w == COPY_HEAD) {
+					kmemcpy(data + room, skb_network_header(clone),
+						NET_TO_DATA);
+					if (skb_copy_bits(clone, 0, data + room + NET_TO_DATA,
+							  clone->len))
+						err = -EFAULT;
+				}
 				skb_head_replace(clone, data, bufsize, room + NET_TO_DATA,
-					clone->len);
+						 clone->len);
 				break;
 			case LINEARIZE:
 				/* as ESP calls it (headroom capped at MAX_HEADER) */
