@@ -219,6 +219,21 @@ RIG_CHILD_STATUS=  # in an in_child: the file its exit status goes to
 RIG_CHILD_FILE=    # that file of the in_child being waited for
 RIG_EXIT_RC=       # set when the EXIT trap runs (for deferred handlers)
 
+# module_build KERNEL_DIR SRC_DIR OUT_DIR [MAKE ARGS...]: build the
+# out-of-tree module in SRC_DIR (its Kbuild and sources, copied to
+# OUT_DIR, which is emptied first) against the installed rig kernel
+# KERNEL_DIR's O= dir, under the tree lock (the O= dir is shared with
+# kernel builds).  Make's output on stderr; its status is returned.
+module_build() {
+	local kdir=$1 msrc=$2 out=$3 bdir src
+	shift 3
+	bdir=$(sed -n 's/^build_dir=//p' "$kdir/info")
+	src=$(sed -n 's/^src=//p' "$kdir/info")
+	rm -rf "$out"
+	cp -r "$msrc" "$out"
+	flock "$src/../.lock" make -C "$bdir" M="$out" "$@" modules >&2
+}
+
 defer() {
 	local cmd
 	if [[ "$RIG_DEFER_PID" != "$BASHPID" ]]; then

@@ -9,14 +9,9 @@
 # Output on stdout: aead-sg-cost VARIANT ALG PAYLOAD LAYOUT min=I median=I
 # (eval'd by pair.sh: no trap here, it would replace pair.sh's cleanup)
 # shellcheck disable=SC2154 # pair.sh's variant and kdir
-info=$kdir/info
-bdir=$(sed -n 's/^build_dir=//p' "$info")
-src=$(sed -n 's/^src=//p' "$info")
 mod=$(mktemp -d)
-cp "$RIG_TOP"/net-tests/aead-sg-mod/{Kbuild,aead_sg_cost.c} "$mod/"
-# The O= dir is shared with kernel builds: take the tree lock.
-flock "$src/../.lock" make -s -C "$bdir" M="$mod" KCFLAGS=-Werror W=1 modules >&2
-cp "$mod/aead_sg_cost.ko" "$GUEST_RUN/a/"
+module_build "$kdir" "$RIG_TOP/net-tests/aead-sg-mod" "$mod/m" KCFLAGS=-Werror W=1
+cp "$mod/m/aead_sg_cost.ko" "$GUEST_RUN/a/"
 rm -rf "$mod"
 echo "aead-sg-cost $RIG_TREE/$variant cpu-flags: $(guest_exec a "grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'erms|fsrm|rep_good|avx|avx2|aes' | tr '\n' ' '")"
 guest_exec a "insmod /rig/aead_sg_cost.ko payload=1368; rc=\$?; dmesg | grep 'aead-sg-cost ' | sed -E 's/^\[[ 0-9.]+\] //'; exit \$rc" |

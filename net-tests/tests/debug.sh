@@ -78,9 +78,8 @@ t_debug_rows() {
 
 t_debug_kunit() {
 	local mods
-	mods=$(kunit_modules | tr '\n' ' ')
-	[[ -n "${mods// /}" ]] || { reason "no KUnit module named in the series' config fragment"; return 1; }
-	guest_ktap -t 300 a "$G/kunit.sh $mods" ||
+	mods=$(kunit_modules) || { reason "$mods"; return 1; }
+	guest_ktap -t 300 a "$G/kunit.sh ${mods//$'\n'/ }" ||
 		{ reason "KUnit on the debug kernel: exit $guest_rc"; return 1; }
 }
 

@@ -114,21 +114,23 @@ t_cost() {
 # kunit_modules: the KUnit modules the patched series adds, as its config
 # fragment names them ("Module NAME.ko" in configs/series.config, or the
 # series directory's own series.config).
+# Fails, saying so, when the fragment names none: nothing to run is no pass.
 kunit_modules() {
-	local cfg
-	cfg=$(series_config "$RIG_PATCHES") && [[ -n "$cfg" ]] || return 0
-	grep -o 'Module [a-z0-9_]*\.ko' "$cfg" | sed 's/^Module //; s/\.ko$//'
+	local cfg mods=
+	cfg=$(series_config "$RIG_PATCHES")
+	[[ -z "$cfg" ]] || mods=$(grep -o 'Module [a-z0-9_]*\.ko' "$cfg" | sed 's/^Module //; s/\.ko$//')
+	if [[ -n "$mods" ]]; then
+		printf '%s\n' "$mods"
+		return
+	fi
+	echo "no KUnit module named in the series' config fragment (${cfg:-none})"
+	return 1
 }
 
 t_ksize_module_build() {
-	local bdir src tmp=$CHECK_DIR/ksize-mod
-	bdir=$(sed -n 's/^build_dir=//p' "$RIG_KERNELS/patched/info")
-	src=$(sed -n 's/^src=//p' "$RIG_KERNELS/patched/info")
-	rm -rf "$tmp"
-	cp -r "$RIG_TOP/net-tests/ksize-mod" "$tmp"
-	# The O= dir is shared with kernel builds: take the tree lock.
-	flock "$src/../.lock" make -C "$bdir" M="$tmp" modules >&2 ||
-		{ reason "ksize_test.ko does not build against $bdir"; return 1; }
+	local tmp=$CHECK_DIR/ksize-mod
+	module_build "$RIG_KERNELS/patched" "$RIG_TOP/net-tests/ksize-mod" "$tmp" ||
+		{ reason "ksize_test.ko does not build against $(sed -n 's/^build_dir=//p' "$RIG_KERNELS/patched/info")"; return 1; }
 	cp "$tmp/ksize_test.ko" "$GUEST_RUN/a/"
 }
 
@@ -236,9 +238,7 @@ group_kernel() {
 	check acct-adds-up-patched-tcp6-no-cow t_acct patched tcp-v6-tunnel-sha-off patched-no-cow
 	check zeroing-passes-on-patched t_zeroing 0
 	local m mods
-	mods=$(kunit_modules)
-	# A series without KUnit modules has nothing to run: no pass either.
-	[[ -n "$mods" ]] || result kunit 1 "no KUnit module named in $(series_config "$RIG_PATCHES")"
+	mods=$(kunit_modules) || { result kunit 1 "$mods"; mods=; }
 	for m in $mods; do
 		check "kunit-$m" t_kunit "$m"
 	done
