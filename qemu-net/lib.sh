@@ -116,11 +116,11 @@ rig_settings_check() {
 	esac
 	[[ -z "$RIG_ICOUNT" || "$RIG_ACCEL" == tcg ]] ||
 		die "$E_USAGE" "-icount is TCG only: RIG_ICOUNT/--icount with --accel kvm"
-	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE RIG_PIN; do
+	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE RIG_PIN RIG_DEMAND_QUICKACK; do
 		[[ "${!v}" == [01] ]] || die "$E_USAGE" "$v must be 0 or 1, not '${!v}'"
 	done
 	for v in RIG_JOBS RIG_MEM RIG_SMP RIG_BOOT_TIMEOUT RIG_EXEC_TIMEOUT RIG_TAIL RIG_IKE_DOWN_TIMEOUT \
-		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_DEBUG_IKE_DOWN_TIMEOUT RIG_DEBUG_SMP RIG_DEBUG_FAILSLAB RIG_ACCT_UDP_LEN; do
+		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_DEBUG_IKE_DOWN_TIMEOUT RIG_DEBUG_SMP RIG_DEBUG_FAILSLAB RIG_ACCT_UDP_LEN RIG_DEMAND_PORT; do
 		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
 	done
 }

@@ -15,15 +15,16 @@ acct_prepare() {
 	"$RIG_TOP/net-tests/offsets/gen-offsets.sh" "$1" >"$GUEST_RUN/a/offsets.env"
 }
 
-# transfer_cmd ROW TCP_BYTES UDP_BYTES JSON: the row's fixed-size iperf3
-# transfer (TCP or UDP) from guest a, its JSON to JSON in the guest.
+# transfer_cmd ROW TCP_BYTES UDP_BYTES JSON [OPTS [TCP_OPTS]]: the row's
+# fixed-size iperf3 transfer (TCP or UDP) from guest a, its JSON to JSON
+# in the guest; OPTS are more iperf3 options, TCP_OPTS more for TCP only.
 transfer_cmd() {
-	local peer
+	local peer o=${5:+ $5}
 	row_decode "$1" || return 1
 	peer=$(peer_addr "$ROW_FAMILY")
 	case "$ROW_PROTO" in
-	tcp) echo "iperf3 -c $peer -n $2 -J >$4" ;;
-	udp) echo "iperf3 -c $peer -u -b 200M -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
+	tcp) echo "iperf3 -c $peer$o${6:+ $6} -n $2 -J >$4" ;;
+	udp) echo "iperf3 -c $peer$o -u -b 200M -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
 	*) return 1 ;;
 	esac
 }
@@ -108,64 +109,128 @@ acct_json() {
 # of reading has its current idle period not yet added, so the figure is
 # exact only for the CPU doing the reading: exact with 1 vCPU (RIG_SMP=1,
 # the default), an over-estimate otherwise.  The whole guest is counted
-# (iperf3, softirq, charon's idle wakeups, the rig's job loop).  Plaintext
-# TCP on the tap link costs ~1,300 instructions per KB, so those rows send
-# more (RIG_DEMAND_PLAIN_TCP_BYTES).
+# (iperf3, softirq, charon's idle wakeups).  Plaintext TCP on the tap
+# link costs ~1,300 instructions per KB, so those rows send more
+# (RIG_DEMAND_PLAIN_TCP_BYTES).
+#
+# A fixed work mix, so that the figure is the kernel's and not the
+# interleaving's (net-tests/studies/demand-spread.sh, docs/results.md):
+# - b's snapshots are taken by a job of b's own around a one-off iperf3
+#   server (-1, RIG_DEMAND_PORT): b's job loop does not poll (10 wakeups
+#   a second) while the transfer runs, as it did when the host took them;
+# - TCP with one ACK per segment (RIG_DEMAND_QUICKACK: a quickack host
+#   route on b towards a, GRO off on b): with delayed ACKs the receiver
+#   sent between 1 ACK per 3.6 and per 20 segments from one transfer to
+#   the next, and the sender decrypts every one of them; with GRO (tunnel
+#   mode's gro_cells, plaintext) TCP sees batches whose size is timing;
+# - each side per KB it handled: the sender per KB sent, the receiver
+#   per KB received (UDP loses 1-43 % of 200 Mbit/s under -icount, which
+#   the sender paid for);
+# - TCP's window bounded (RIG_DEMAND_WINDOW, iperf3 -w) so that fewer
+#   segments are in flight than the receiver's queues hold.
 
 # The guest command snapshotting its CPU time: /proc/stat's cpu line and
-# "now NS" and per CPU "idle NS" (idle + iowait sleep) from timer_list.
-DEMAND_SNAP="head -n 1 /proc/stat; sed -n 's/^now at \([0-9]*\) nsecs\$/now \1/p; s/^ *\.\(idle\|iowait\)_sleeptime *: *\([0-9]*\) nsecs\$/\1 \2/p' /proc/timer_list"
+# "now NS" and per CPU "idle NS" (idle + iowait sleep) from timer_list,
+# and TCP's segment counters ("segs InSegs OutSegs RetransSegs").
+DEMAND_SNAP="head -n 1 /proc/stat; sed -n 's/^now at \([0-9]*\) nsecs\$/now \1/p; s/^ *\.\(idle\|iowait\)_sleeptime *: *\([0-9]*\) nsecs\$/\1 \2/p' /proc/timer_list; awk '\$1 == \"Tcp:\" && \$2 ~ /^[0-9]/ { print \"segs\", \$11, \$12, \$13 }' /proc/net/snmp"
 
-# snap_busy SNAPSHOT: "TICKS NS": the busy ticks of the cpu line, and the
-# busy ns: CPUs x clock - idle - iowait (0 without timer_list figures).
+# snap_busy SNAPSHOT: "TICKS NS IN OUT RETR": the busy ticks of the cpu
+# line, the busy ns: CPUs x clock - idle - iowait (0 without timer_list
+# figures), and TCP's InSegs, OutSegs, RetransSegs.
 snap_busy() {
 	awk '$1 == "cpu" { t = $2 + $3 + $4 + $7 + $8 }
 	$1 == "now" { now = $2 }
 	$1 == "idle" { idle += $2; n++ }
 	$1 == "iowait" { idle += $2 }
-	END { printf "%d %.0f\n", t, (n && now) ? n * now - idle : 0 }' <<<"$1"
+	$1 == "segs" { si = $2; so = $3; sr = $4 }
+	END { printf "%d %.0f %d %d %d\n", t, (n && now) ? n * now - idle : 0, si, so, sr }' <<<"$1"
 }
 
-# demand_row ROW OUTFILE: KEY=VALUE (bytes, retransmits, snd_ticks,
-# rcv_ticks, snd_busy_ns, rcv_busy_ns) in OUTFILE; the iperf3 JSON next to
-# it (OUTFILE.json).
+# job_running GUEST: the guest's job loop is running a job (one taken,
+# no status yet).
+job_running() {
+	local f
+	for f in "$GUEST_RUN/$1"/jobs/*.run; do
+		[[ -f "$f" && ! -f "${f%.run}.rc" ]] && return 0
+	done
+	return 1
+}
+
+# demand_route add|del ROW: TCP rows with RIG_DEMAND_QUICKACK=1: guest
+# b ACKs every segment TCP sees (a quickack host route towards a) and TCP
+# sees every segment (GRO off on b's eth0; xfrm's tunnel-mode gro_cells
+# follow it), or back; other rows: nothing.
+demand_route() {
+	[[ "$RIG_DEMAND_QUICKACK" == 1 && "$ROW_PROTO" == tcp ]] || return 0
+	local ip a
+	ip="/usr/sbin/ip $(family_opt "$ROW_FAMILY")"
+	a=$(matrix_addr "$ROW_FAMILY" a)
+	case "$1" in
+	add) guest_exec b "$ip route replace $a dev eth0 quickack 1 && ethtool -K eth0 gro off" ;;
+	del) guest_exec b "$ip route del $a dev eth0 && ethtool -K eth0 gro on" ;;
+	esac >&2 || die "$E_FAIL" "guest b: cannot $1 the quickack route to $a or switch GRO for $2"
+}
+
+# demand_row ROW OUTFILE: KEY=VALUE (bytes_sent, bytes (received),
+# retransmits, snd_ticks,
+# rcv_ticks, snd_busy_ns, rcv_busy_ns, snd_segs_in, snd_segs_out,
+# rcv_segs_in, rcv_segs_out) in OUTFILE; the iperf3 JSON next to it
+# (OUTFILE.json).
 demand_row() {
-	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES b0 b1 a0 a1 out bytes
-	local at0 an0 at1 an1 bt0 bn0 bt1 bn1
+	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES a0 a1 b0 b1 out bout bjob rc=0 bytes sent
+	local at0 an0 ai0 ao0 at1 an1 ai1 ao1 bt0 bn0 bi0 bo0 bt1 bn1 bi1 bo1
 	row_decode "$row" || return 1
 	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
-	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json) || return 0
-	b0=$(guest_exec b "$DEMAND_SNAP") || die "$E_FAIL" "guest b: cannot read /proc/stat or /proc/timer_list"
-	out=$(guest_exec -t 300 a "$DEMAND_SNAP; echo @; $cmd; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc") ||
-		die "$E_TRAFFIC" "service demand transfer for $row failed"
-	b1=$(guest_exec b "$DEMAND_SNAP") || die "$E_FAIL" "guest b: cannot read /proc/stat or /proc/timer_list"
+	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json \
+		"-p $RIG_DEMAND_PORT" "${RIG_DEMAND_WINDOW:+-w $RIG_DEMAND_WINDOW}") || return 0
+	demand_route add "$row"
+	bout=$(mktemp)
+	# b: snapshot, a one-off server, snapshot, in one job (its own
+	# timeout ends it if a never connects)
+	guest_exec -t 330 b "$DEMAND_SNAP; echo @; timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc" >"$bout" &
+	bjob=$!
+	# until b runs that job, then a second for its server to listen
+	slowwait 30 job_running b || die "$E_FAIL" "guest b: the service-demand server job did not start"
+	sleep 1
+	out=$(guest_exec -t 300 a "$DEMAND_SNAP; echo @; $cmd; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc") || rc=$?
+	wait "$bjob" || { ((rc)) || rc=$?; }
+	demand_route del "$row"
+	if ((rc)); then
+		sed 's/^/    b: /' "$bout" >&2
+		rm -f "$bout"
+		die "$E_TRAFFIC" "service demand transfer for $row failed (status $rc); server log: $GUEST_RUN/b/demand-server.log"
+	fi
 	# before the first marker, after the second (the transfer's own
 	# output, if any, between them)
 	a0=$(awk '/^@$/ { exit } { print }' <<<"$out")
 	a1=$(awk 'f; /^@$/ && ++n == 2 { f = 1 }' <<<"$out")
-	[[ "$a0" == *cpu* && "$a1" == *cpu* ]] ||
-		die "$E_FAIL" "guest a: no CPU time snapshot around the transfer for $row: $out"
-	read -r at0 an0 <<<"$(snap_busy "$a0")"
-	read -r at1 an1 <<<"$(snap_busy "$a1")"
-	read -r bt0 bn0 <<<"$(snap_busy "$b0")"
-	read -r bt1 bn1 <<<"$(snap_busy "$b1")"
+	b0=$(awk '/^@$/ { exit } { print }' "$bout")
+	b1=$(awk 'f; /^@$/ && ++n == 2 { f = 1 }' "$bout")
+	rm -f "$bout"
+	[[ "$a0" == *cpu* && "$a1" == *cpu* && "$b0" == *cpu* && "$b1" == *cpu* ]] ||
+		die "$E_FAIL" "no CPU time snapshot around the transfer for $row: a: $out"
+	read -r at0 an0 ai0 ao0 _ <<<"$(snap_busy "$a0")"
+	read -r at1 an1 ai1 ao1 _ <<<"$(snap_busy "$a1")"
+	read -r bt0 bn0 bi0 bo0 _ <<<"$(snap_busy "$b0")"
+	read -r bt1 bn1 bi1 bo1 _ <<<"$(snap_busy "$b1")"
 	cp "$GUEST_RUN/a/demand-iperf.json" "$outf.json"
-	bytes=$(jq -r 'if .start.test_start.protocol == "UDP"
-		then .end.sum.bytes * (1 - .end.sum.lost_percent / 100)
-		else .end.sum_received.bytes end | floor' "$outf.json") ||
+	read -r sent bytes <<<"$(jq -r 'if .start.test_start.protocol == "UDP"
+		then [.end.sum.bytes, .end.sum.bytes * (1 - .end.sum.lost_percent / 100)]
+		else [.end.sum_sent.bytes, .end.sum_received.bytes] end | map(floor) | "\(.[0]) \(.[1])"' "$outf.json")"
+	[[ "$sent" =~ ^[0-9]+$ && "$bytes" =~ ^[0-9]+$ ]] ||
 		die "$E_TRAFFIC" "service demand transfer for $row: no byte count in $outf.json"
-	# Retransmit episodes (the receiver overflowing) raise both sides'
-	# demand: kept beside it (3 boots, ESP gcm: 0 retr -> 13,600/13,750
-	# instr/KB, 56-70 retr -> 14,700-15,200/17,600-18,900).
-	printf 'bytes=%s\nretransmits=%s\nsnd_ticks=%s\nrcv_ticks=%s\nsnd_busy_ns=%s\nrcv_busy_ns=%s\n' \
-		"$bytes" "$(jq -r '.end.sum_sent.retransmits // 0' "$outf.json")" \
+	printf 'bytes_sent=%s\nbytes=%s\nretransmits=%s\nsnd_ticks=%s\nrcv_ticks=%s\nsnd_busy_ns=%s\nrcv_busy_ns=%s\nsnd_segs_in=%s\nsnd_segs_out=%s\nrcv_segs_in=%s\nrcv_segs_out=%s\n' \
+		"$sent" "$bytes" "$(jq -r '.end.sum_sent.retransmits // 0' "$outf.json")" \
 		"$((at1 - at0))" "$((bt1 - bt0))" \
-		"$(((an0 && an1) ? an1 - an0 : 0))" "$(((bn0 && bn1) ? bn1 - bn0 : 0))" >"$outf"
+		"$(((an0 && an1) ? an1 - an0 : 0))" "$(((bn0 && bn1) ? bn1 - bn0 : 0))" \
+		"$((ai1 - ai0))" "$((ao1 - ao0))" "$((bi1 - bi0))" "$((bo1 - bo0))" >"$outf"
 }
 
-# demand_json FILE ICOUNT-SPEC: {"bytes","retransmits","snd_ticks","rcv_ticks",
-# "snd_busy_ns","rcv_busy_ns","snd_instr_per_kb","rcv_instr_per_kb",
-# "source"}; instructions = guest busy ns / 2^shift, from the timer_list
+# demand_json FILE ICOUNT-SPEC: {"bytes_sent","bytes","retransmits","snd_ticks","rcv_ticks",
+# "snd_busy_ns","rcv_busy_ns","source","snd_segs_in","snd_segs_out",
+# "rcv_segs_in","rcv_segs_out","snd_instr_per_kb","rcv_instr_per_kb"};
+# instructions = guest busy ns / 2^shift, per KB sent (snd) or received
+# (rcv; "bytes"), from the timer_list
 # busy ns where the guest had them, else from the ticks (source "ticks");
 # null when shift is not a number (e.g. shift=auto).
 demand_json() {
@@ -173,16 +238,20 @@ demand_json() {
 	shift=$(sed -n 's/.*shift=\([0-9][0-9]*\).*/\1/p' <<<"$2")
 	awk -F= -v shift="${shift:-x}" 'NF==2{v[$1]=$2}
 	END{
-		kb = v["bytes"] / 1024
+		kb = v["bytes"] / 1024 # received
+		skb = ("bytes_sent" in v ? v["bytes_sent"] : v["bytes"]) / 1024
 		exact = v["snd_busy_ns"] > 0 && v["rcv_busy_ns"] > 0
-		printf "{\"bytes\":%d,\"retransmits\":%d,\"snd_ticks\":%d,\"rcv_ticks\":%d,\"snd_busy_ns\":%.0f,\"rcv_busy_ns\":%.0f,\"source\":\"%s\"", v["bytes"], v["retransmits"], v["snd_ticks"], v["rcv_ticks"], v["snd_busy_ns"], v["rcv_busy_ns"], exact ? "timer_list" : "ticks"
+		printf "{\"bytes_sent\":%d,\"bytes\":%d,\"retransmits\":%d,\"snd_ticks\":%d,\"rcv_ticks\":%d,\"snd_busy_ns\":%.0f,\"rcv_busy_ns\":%.0f,\"source\":\"%s\"", skb * 1024, v["bytes"], v["retransmits"], v["snd_ticks"], v["rcv_ticks"], v["snd_busy_ns"], v["rcv_busy_ns"], exact ? "timer_list" : "ticks"
+		# TCP segments in and out of each side (ACKs: snd_segs_in)
+		if ("snd_segs_in" in v)
+			printf ",\"snd_segs_in\":%d,\"snd_segs_out\":%d,\"rcv_segs_in\":%d,\"rcv_segs_out\":%d", v["snd_segs_in"], v["snd_segs_out"], v["rcv_segs_in"], v["rcv_segs_out"]
 		if (shift != "x" && kb > 0) {
 			if (exact) {
 				snd = v["snd_busy_ns"]; rcv = v["rcv_busy_ns"]
 			} else {
 				snd = v["snd_ticks"] * 1e7; rcv = v["rcv_ticks"] * 1e7 # USER_HZ ticks
 			}
-			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", snd / (2 ^ shift) / kb, rcv / (2 ^ shift) / kb
+			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", snd / (2 ^ shift) / skb, rcv / (2 ^ shift) / kb
 		} else
 			printf ",\"snd_instr_per_kb\":null,\"rcv_instr_per_kb\":null"
 		printf "}"

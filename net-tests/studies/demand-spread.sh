@@ -23,15 +23,13 @@
 : "${DS_REPS:=3}"
 : "${DS_BYTES:=64M}"
 : "${DS_WINDOW:=64K}"
-# The guest command printing TCP's InSegs OutSegs RetransSegs.
-tcp_segs="awk '\$1 == \"Tcp:\" && \$2 ~ /^[0-9]/ { print \"segs\", \$11, \$12, \$13 }' /proc/net/snmp"
-snap="$DEMAND_SNAP; $tcp_segs"
+snap=$DEMAND_SNAP
 
 # ds_busy SNAPSHOT: "NS IN OUT RETR"
 ds_busy() {
-	local t ns
-	read -r t ns <<<"$(snap_busy "$1")"
-	echo "$ns $(awk '$1 == "segs" { print $2, $3, $4 }' <<<"$1")"
+	local t ns i o r
+	read -r t ns i o r <<<"$(snap_busy "$1")"
+	echo "$ns $i $o $r"
 }
 
 ds_one() { # ds_one ROW METHOD REP
