@@ -117,8 +117,8 @@ unset rig_v RIG_ENV
 : "${RIG_DEMAND_UDP_BYTES:=16M}"
 # TCP bytes of the service-demand pass on plaintext rows (~10 ticks in 64M on tap)
 : "${RIG_DEMAND_PLAIN_TCP_BYTES:=512M}"
-# TCP window of the service-demand pass (iperf3 -w; empty: iperf3's default)
-: "${RIG_DEMAND_WINDOW=64K}"
+# TCP window of the service-demand pass (iperf3 -w; 0: iperf3's default)
+: "${RIG_DEMAND_WINDOW:=64K}"
 # 1: one ACK per segment in the service-demand pass (quickack route on b)
 : "${RIG_DEMAND_QUICKACK:=1}"
 # guest b's port of the service-demand pass's one-off iperf3 server

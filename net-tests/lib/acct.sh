@@ -126,7 +126,7 @@ acct_json() {
 # - each side per KB it handled: the sender per KB sent, the receiver
 #   per KB received (UDP loses 1-43 % of 200 Mbit/s under -icount, which
 #   the sender paid for);
-# - TCP's window bounded (RIG_DEMAND_WINDOW, iperf3 -w) so that fewer
+# - TCP's window bounded (RIG_DEMAND_WINDOW, iperf3 -w; 0: not) so that fewer
 #   segments are in flight than the receiver's queues hold.
 
 # The guest command snapshotting its CPU time: /proc/stat's cpu line and
@@ -181,8 +181,10 @@ demand_row() {
 	local at0 an0 ai0 ao0 at1 an1 ai1 ao1 bt0 bn0 bi0 bo0 bt1 bn1 bi1 bo1
 	row_decode "$row" || return 1
 	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
+	local win=""
+	[[ "$RIG_DEMAND_WINDOW" == 0 ]] || win="-w $RIG_DEMAND_WINDOW"
 	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json \
-		"-p $RIG_DEMAND_PORT" "${RIG_DEMAND_WINDOW:+-w $RIG_DEMAND_WINDOW}") || return 0
+		"-p $RIG_DEMAND_PORT" "$win") || return 0
 	demand_route add "$row"
 	bout=$(mktemp)
 	# b: snapshot, a one-off server, snapshot, in one job (its own
