@@ -172,21 +172,19 @@ demand_route() {
 }
 
 # demand_row ROW OUTFILE: KEY=VALUE (bytes_sent, bytes (received),
-# retransmits, snd_ticks,
-# rcv_ticks, snd_busy_ns, rcv_busy_ns, snd_segs_in, snd_segs_out,
-# rcv_segs_in, rcv_segs_out) in OUTFILE; the iperf3 JSON next to it
-# (OUTFILE.json).
+# retransmits, snd_ticks, rcv_ticks, snd_busy_ns, rcv_busy_ns,
+# snd_segs_in, snd_segs_out, rcv_segs_in, rcv_segs_out) in OUTFILE; the
+# iperf3 JSON next to it (OUTFILE.json).
 demand_row() {
-	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES a0 a1 b0 b1 out bout bjob rc=0 bytes sent
+	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES win="" a0 a1 b0 b1 out bjob rc=0 bytes sent
+	local bout=$GUEST_RUN/b/demand-job.out
 	local at0 an0 ai0 ao0 at1 an1 ai1 ao1 bt0 bn0 bi0 bo0 bt1 bn1 bi1 bo1
 	row_decode "$row" || return 1
 	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
-	local win=""
 	[[ "$RIG_DEMAND_WINDOW" == 0 ]] || win="-w $RIG_DEMAND_WINDOW"
 	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json \
 		"-p $RIG_DEMAND_PORT" "$win") || return 0
 	demand_route add "$row"
-	bout=$(mktemp)
 	# b: snapshot, a one-off server, snapshot, in one job (its own
 	# timeout ends it if a never connects)
 	guest_exec -t 330 b "$DEMAND_SNAP; echo @; timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc" >"$bout" &
@@ -199,7 +197,6 @@ demand_row() {
 	demand_route del "$row"
 	if ((rc)); then
 		sed 's/^/    b: /' "$bout" >&2
-		rm -f "$bout"
 		die "$E_TRAFFIC" "service demand transfer for $row failed (status $rc); server log: $GUEST_RUN/b/demand-server.log"
 	fi
 	# before the first marker, after the second (the transfer's own
@@ -208,7 +205,6 @@ demand_row() {
 	a1=$(awk 'f; /^@$/ && ++n == 2 { f = 1 }' <<<"$out")
 	b0=$(awk '/^@$/ { exit } { print }' "$bout")
 	b1=$(awk 'f; /^@$/ && ++n == 2 { f = 1 }' "$bout")
-	rm -f "$bout"
 	[[ "$a0" == *cpu* && "$a1" == *cpu* && "$b0" == *cpu* && "$b1" == *cpu* ]] ||
 		die "$E_FAIL" "no CPU time snapshot around the transfer for $row: a: $out"
 	read -r at0 an0 ai0 ao0 _ <<<"$(snap_busy "$a0")"

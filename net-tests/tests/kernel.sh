@@ -7,7 +7,8 @@
 #    the baseline kernel (the keys reach kfree() unwiped) and pass on the
 #    patched one, so the test is seen to be able to fail.
 #  - the benchmark's instruments: path accounting adds up, the cost pass
-#    times every esp_output() call.
+#    times every esp_output() call, the service-demand pass runs its
+#    fixed work mix (one ACK per segment, every segment seen by TCP).
 #
 # Deliberate breakages seen to fail (static group; no guest run):
 #  - the old blind guard, grep 'probe saw nothing\|blind': a zeroing-test.sh
@@ -108,6 +109,29 @@ t_cost() {
 		if (v["cost_dropped"] != 0) { print v["cost_dropped"] " samples dropped by the histogram"; exit 1 }
 		if (!(0 < v["cost_p10_ns"] && v["cost_p10_ns"] <= v["cost_median_ns"] && v["cost_median_ns"] <= v["cost_p90_ns"])) {
 			print "percentiles out of order: " v["cost_p10_ns"] " " v["cost_median_ns"] " " v["cost_p90_ns"]; exit 1 }
+	}' "$f" >"$f.verdict" || { reason "$(cat "$f.verdict")"; return 1; }
+}
+
+# t_demand VARIANT ROW: the benchmark's service-demand pass runs a fixed
+# work mix (lib/acct.sh): both guests' busy time read around the
+# transfer by the guests themselves, the receiver's TCP sees every
+# segment the sender sent (GRO off on b: tunnel mode's gro_cells would
+# batch them) and ACKs each one (quickack route on b).  A small transfer
+# (RIG_DEMAND_TCP_BYTES 8M); without -icount the busy times are ns.
+t_demand() {
+	local f=$CHECK_DIR/demand-$1-$2.txt
+	RIG_DEMAND_TCP_BYTES=8M row_pass demand_row "$2" "$f" || return
+	awk -F= '{v[$1]=$2}
+	END {
+		if (v["bytes_sent"] != 8388608 || v["bytes"] < 8000000) {
+			print "transfer: " v["bytes_sent"] + 0 " B sent, " v["bytes"] + 0 " B received (8 MiB expected)"; exit 1 }
+		if (!(v["snd_busy_ns"] > 0 && v["rcv_busy_ns"] > 0)) {
+			print "no busy time read on both sides: snd " v["snd_busy_ns"] + 0 " ns, rcv " v["rcv_busy_ns"] + 0 " ns"; exit 1 }
+		so = v["snd_segs_out"]; ri = v["rcv_segs_in"]; ro = v["rcv_segs_out"]
+		if (so < 5000 || ri < 0.95 * so) {
+			printf "receiver TCP saw %d segments of %d sent (GRO batching them?)\n", ri, so; exit 1 }
+		if (ro < 0.95 * ri) {
+			printf "receiver sent %d segments (ACKs) for %d received: not one ACK per segment\n", ro, ri; exit 1 }
 	}' "$f" >"$f.verdict" || { reason "$(cat "$f.verdict")"; return 1; }
 }
 
@@ -230,6 +254,7 @@ group_kernel() {
 	check acct-adds-up-baseline-udp t_acct baseline udp-v6-tunnel-sha-off any
 	check acct-baseline-gso-segment-copies t_acct baseline tcp-v4-transport-gcm-on gso-segment-copies
 	check cost-pass-times-every-call t_cost baseline tcp-v6-transport-gcm-off
+	check demand-pass-acks-every-segment t_demand baseline tcp-v6-tunnel-gcm-off
 	check zeroing-fails-on-baseline t_zeroing 1
 	defer_scope_pop
 	defer_scope_push
