@@ -189,7 +189,9 @@ demand_row() {
 	# timeout ends it if a never connects)
 	guest_exec -t 330 b "$DEMAND_SNAP; echo @; timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc" >"$bout" &
 	bjob=$!
-	# until b runs that job, then a second for its server to listen
+	# until b runs that job, then a second for its server to listen: a
+	# fixed wait, since b cannot be asked while the job runs and a probe
+	# connection would use up the one-off server
 	slowwait 30 job_running b || die "$E_FAIL" "guest b: the service-demand server job did not start"
 	sleep 1
 	out=$(guest_exec -t 300 a "$DEMAND_SNAP; echo @; $cmd; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc") || rc=$?

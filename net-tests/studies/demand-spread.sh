@@ -4,12 +4,12 @@
 # guests' busy time and TCP segment counters.  A body for qemu-net/pair.sh
 # under -icount (busy ns = instructions at shift=0):
 #   RIG_ICOUNT=shift=0,sleep=on qemu-net/pair.sh baseline --ike net-tests/studies/demand-spread.sh
-# Methods (DS_METHODS, space-separated):
+# Methods (DS_METHODS below):
 #   host    today's demand pass: b snapshotted by the host before and
 #           after a's job (b's job loop polls every 0.1 s meanwhile)
 #   srv     b's snapshots in a job of its own around a one-off iperf3
 #           server (-1): no polling on b during the transfer
-#   srv-w   srv with the window bounded (iperf3 -w DS_WINDOW)
+#   srv-w   srv with the window bounded (iperf3 -w RIG_DEMAND_WINDOW)
 #   srv-qa  srv with quickack on b's route to a (one ACK per segment)
 #   srv-w-qa  both
 # Output on stdout, a line per transfer:
@@ -18,11 +18,13 @@
 # (eval'd by pair.sh: no trap here, it would replace pair.sh's cleanup)
 # shellcheck disable=SC2154 # pair.sh's variant
 . "$RIG_TOP/net-tests/lib/acct.sh"
-: "${DS_ROWS:=tcp-v4-transport-gcm-off tcp-v6-tunnel-gcm-off tcp-v4-plain}"
-: "${DS_METHODS:=host srv srv-w srv-qa srv-w-qa}"
-: "${DS_REPS:=3}"
-: "${DS_BYTES:=64M}"
-: "${DS_WINDOW:=64K}"
+# What it runs (edit to vary; the window and size are the rig's settings
+# RIG_DEMAND_WINDOW and RIG_DEMAND_TCP_BYTES):
+DS_ROWS="tcp-v4-transport-gcm-off tcp-v6-tunnel-gcm-off tcp-v4-plain"
+DS_METHODS="host srv srv-w srv-qa srv-w-qa"
+DS_REPS=3
+DS_BYTES=$RIG_DEMAND_TCP_BYTES
+DS_WINDOW=$RIG_DEMAND_WINDOW
 snap=$DEMAND_SNAP
 
 # ds_busy SNAPSHOT: "NS IN OUT RETR"
@@ -44,11 +46,11 @@ ds_one() { # ds_one ROW METHOD REP
 		b1=$(guest_exec b "$snap")
 	else
 		bout=$(mktemp)
-		guest_exec -t 600 b "$snap; echo @; iperf3 -s -1 -p 5299 >/dev/null 2>&1; echo @; $snap" >"$bout" &
+		guest_exec -t 600 b "$snap; echo @; iperf3 -s -1 -p $RIG_DEMAND_PORT >/dev/null 2>&1; echo @; $snap" >"$bout" &
 		bjob=$!
 		# until b's job runs and its server listens
 		sleep 2
-		out=$(guest_exec -t 600 a "$snap; echo @; iperf3 -c $peer -p 5299 -n $DS_BYTES$opts -J >/rig/ds.json; echo @; $snap")
+		out=$(guest_exec -t 600 a "$snap; echo @; iperf3 -c $peer -p $RIG_DEMAND_PORT -n $DS_BYTES$opts -J >/rig/ds.json; echo @; $snap")
 		wait "$bjob"
 		b0=$(awk '/^@$/ { exit } { print }' "$bout")
 		b1=$(awk 'f; /^@$/ && ++n == 2 { f = 1 }' "$bout")
