@@ -11,9 +11,11 @@ Accounting fields (issue 4) are reported per ESP packet where present, and so is
 median time of one esp_output()/esp6_output() call in the sender, per
 boot, summarised like throughput (median of the boots, min-max).
 Under -icount, the service demand: sender and receiver guest
-instructions per KB delivered over a fixed transfer (each guest's busy
-ns from /proc/timer_list's idle and iowait sleep times; older records:
-/proc/stat busy ticks), per boot, summarised the same way.
+instructions per KB delivered over a fixed transfer (counted by the
+skbt-insn QEMU plugin between two marks in each guest, record source
+"insn"; older records or runs without the plugin: each guest's busy ns
+from /proc/timer_list's idle and iowait sleep times, or /proc/stat busy
+ticks), per boot, summarised the same way.
 
 The guests' link (tap or socket, runs.jsonl "link") is a dimension: rows
 are grouped by (link, row), and the plaintext reference is the same
@@ -374,8 +376,8 @@ def _demand_get(side):
     def get(r):
         d = r.get("demand") or {}
         v, t = d.get(side + "_instr_per_kb"), d.get(side + "_ticks")
-        if d.get("source") == "timer_list":
-            return v, 0   # busy ns from tick-sched: exact
+        if d.get("source") in ("insn", "timer_list"):
+            return v, 0   # counted instructions, or busy ns: exact
         # resolution: what one /proc/stat tick is worth in this boot
         return v, (v / t if v is not None and t else 0)
     return get
@@ -828,10 +830,15 @@ def main():
         min(meta["ike_up_seconds"], default="-"),
         max(meta["ike_up_seconds"], default="-"))
     if a.icount:
+        sources = {(r.get("demand") or {}).get("source") for r in runs} - {None}
+        per_kb = ("each guest's instructions over the transfer (skbt-insn plugin)"
+                  if sources == {"insn"} else
+                  "whole-guest busy time (clock minus idle, /proc/timer_list)"
+                  if sources <= {"timer_list"} else
+                  "sources " + ", ".join(sorted(sources)))
         head += ("; guests under QEMU -icount {}: esp_output ns are guest"
-                 " instructions x 2^shift, instr/KB count whole-guest busy"
-                 " time (clock minus idle, /proc/timer_list); Mbit/s mix virtual and real time"
-                 " and are not comparable with other runs").format(a.icount)
+                 " instructions x 2^shift, instr/KB count {}; Mbit/s mix virtual and real time"
+                 " and are not comparable with other runs").format(a.icount, per_kb)
         if run_meta.get("guest_append"):
             head += "; guests booted with {}".format(run_meta["guest_append"])
         flags = copy_flags(a.dir)

@@ -123,5 +123,11 @@ unset rig_v RIG_ENV
 : "${RIG_DEMAND_QUICKACK:=1}"
 # guest b's port of the service-demand pass's one-off iperf3 server
 : "${RIG_DEMAND_PORT:=5299}"
+# pacing rate of the service-demand pass (iperf3 --fq-rate for TCP, -b for UDP; 0: not paced)
+: "${RIG_DEMAND_RATE:=0}"
+# TCP bytes of a paced service-demand pass (RIG_DEMAND_RATE not 0), every row
+: "${RIG_DEMAND_PACED_BYTES:=16M}"
+# instructions counted by the skbt-insn QEMU plugin (auto: with -icount, TCG, 1 vCPU; 1; 0)
+: "${RIG_INSN:=auto}"
 
 export RIG_CACHE

@@ -62,6 +62,14 @@ guests_start() {
 		;;
 	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
 	esac
+	# RIG_INSN: the skbt-insn plugin counts each guest's instructions,
+	# written at every skbt-mark (the service-demand pass)
+	local insn=0
+	if insn_plugin_wanted; then
+		make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-mark >&2 ||
+			die "$E_BUILD" "net-tests/tools: the skbt-insn plugin does not build"
+		insn=1
+	fi
 	local cpus=()
 	mapfile -t cpus < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)), sep="\n")')
 	for i in 0 1; do
@@ -79,6 +87,7 @@ guests_start() {
 			-device "virtio-9p-pci,fsdev=rig,mount_tag=rig"
 			-fsdev "local,id=src,path=$RIG_TOP,security_model=none,readonly=on"
 			-device "virtio-9p-pci,fsdev=src,mount_tag=src")
+		((insn == 0)) || cmd+=(-plugin "file=$RIG_TOP/net-tests/tools/skbt-insn.so,out=$run/$g/insn.log")
 		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then
 			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
 		fi
@@ -103,6 +112,17 @@ guests_start() {
 	for g in "${GUEST_NAMES[@]}"; do
 		guest_wait_ready "$g" "$RIG_BOOT_TIMEOUT" || return
 	done
+}
+
+# insn_plugin_wanted: RIG_INSN=1, or auto with -icount, TCG and one vCPU
+# (the plugin's one counter is exact with one).
+insn_plugin_wanted() {
+	case "$RIG_INSN" in
+	1) [[ "$RIG_ACCEL" == tcg && "$RIG_SMP" == 1 ]] ||
+		die "$E_USAGE" "RIG_INSN=1 needs TCG and one vCPU (RIG_SMP=1)" ;;
+	auto) [[ -n "$RIG_ICOUNT" && "$RIG_ACCEL" == tcg && "$RIG_SMP" == 1 ]] ;;
+	*) return 1 ;;
+	esac
 }
 
 free_port() {

@@ -15,16 +15,17 @@ acct_prepare() {
 	"$RIG_TOP/net-tests/offsets/gen-offsets.sh" "$1" >"$GUEST_RUN/a/offsets.env"
 }
 
-# transfer_cmd ROW TCP_BYTES UDP_BYTES JSON [OPTS [TCP_OPTS]]: the row's
-# fixed-size iperf3 transfer (TCP or UDP) from guest a, its JSON to JSON
-# in the guest; OPTS are more iperf3 options, TCP_OPTS more for TCP only.
+# transfer_cmd ROW TCP_BYTES UDP_BYTES JSON [OPTS [TCP_OPTS [UDP_RATE]]]:
+# the row's fixed-size iperf3 transfer (TCP or UDP) from guest a, its
+# JSON to JSON in the guest; OPTS are more iperf3 options, TCP_OPTS more
+# for TCP only, UDP_RATE UDP's -b (default 200M).
 transfer_cmd() {
 	local peer o=${5:+ $5}
 	row_decode "$1" || return 1
 	peer=$(peer_addr "$ROW_FAMILY")
 	case "$ROW_PROTO" in
 	tcp) echo "iperf3 -c $peer$o${6:+ $6} -n $2 -J >$4" ;;
-	udp) echo "iperf3 -c $peer$o -u -b 200M -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
+	udp) echo "iperf3 -c $peer$o -u -b ${7:-200M} -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
 	*) return 1 ;;
 	esac
 }
@@ -98,9 +99,23 @@ acct_json() {
 }
 
 # Service demand (bench --icount and its instruction phase): guest CPU
-# time of sender and receiver per KB delivered over a fixed-size
-# transfer; under -icount the guest's clock counts instructions (2^shift
-# ns each), so the busy time is an instruction count.  The busy time is
+# work of sender and receiver per KB over a fixed-size transfer.
+#
+# Instructions, counted (RIG_INSN, the default under -icount): the
+# skbt-insn QEMU plugin counts every instruction each guest executes and
+# writes the count when the guest runs skbt-mark; the pass marks after
+# its first snapshot and before its second, in each guest.  Everything
+# the CPU executed in between is counted: softirqs, the idle loop's
+# entries and exits (which tick-sched's busy time below leaves out: its
+# idle period starts before the governor and the tick stop run), and
+# nothing that the host's timing does to the guest clock.  Measured on
+# the baseline (3 boots x 2 transfers, docs/results.md): the receiver's
+# spread on the v6 tunnel and sha rows fell from 8.5-9 % (busy time) to
+# 1.4-1.5 %.
+#
+# Busy time (without the plugin, and kept beside it as a cross-check):
+# under -icount the guest's clock counts instructions (2^shift ns each),
+# so the busy time is an instruction count.  The busy time is
 # the clock minus the idle and iowait sleep times tick-sched keeps in ns
 # per CPU (/proc/timer_list, NO_HZ): exact where /proc/stat's cpu line
 # (user+nice+system+irq+softirq) samples whole 10 ms ticks on timer
@@ -131,19 +146,36 @@ acct_json() {
 
 # The guest command snapshotting its CPU time: /proc/stat's cpu line and
 # "now NS" and per CPU "idle NS" (idle + iowait sleep) from timer_list,
-# and TCP's segment counters ("segs InSegs OutSegs RetransSegs").
-DEMAND_SNAP="head -n 1 /proc/stat; sed -n 's/^now at \([0-9]*\) nsecs\$/now \1/p; s/^ *\.\(idle\|iowait\)_sleeptime *: *\([0-9]*\) nsecs\$/\1 \2/p' /proc/timer_list; awk '\$1 == \"Tcp:\" && \$2 ~ /^[0-9]/ { print \"segs\", \$11, \$12, \$13 }' /proc/net/snmp"
+# TCP's segment counters ("segs InSegs OutSegs RetransSegs"), and what
+# says how the work was batched: interrupts ("intr N", /proc/stat),
+# context switches ("ctxt N") and NET_RX softirqs ("netrx N", all CPUs).
+DEMAND_SNAP="awk '\$1 == \"cpu\" || \$1 == \"ctxt\" { print } \$1 == \"intr\" { print \$1, \$2 }' /proc/stat; sed -n 's/^now at \([0-9]*\) nsecs\$/now \1/p; s/^ *\.\(idle\|iowait\)_sleeptime *: *\([0-9]*\) nsecs\$/\1 \2/p' /proc/timer_list; awk '\$1 == \"Tcp:\" && \$2 ~ /^[0-9]/ { print \"segs\", \$11, \$12, \$13 }' /proc/net/snmp; awk '\$1 == \"NET_RX:\" { n = 0; for (i = 2; i <= NF; i++) n += \$i; print \"netrx\", n }' /proc/softirqs"
 
-# snap_busy SNAPSHOT: "TICKS NS IN OUT RETR": the busy ticks of the cpu
-# line, the busy ns: CPUs x clock - idle - iowait (0 without timer_list
-# figures), and TCP's InSegs, OutSegs, RetransSegs.
+# The marker the skbt-insn plugin (RIG_INSN) answers with the guest's
+# instruction count, in the guest's share of the repository.
+INSN_MARK=/src/net-tests/tools/skbt-mark
+
+# insn_marks GUEST FROM: the two counts the guest's plugin wrote after
+# its first FROM lines ("BEFORE AFTER"); fails unless there are two.
+insn_marks() {
+	local f=$GUEST_RUN/$1/insn.log
+	awk -v from="$2" 'NR > from { v[++n] = $1 } END { if (n != 2) exit 1; print v[1], v[2] }' "$f"
+}
+
+# snap_busy SNAPSHOT: "TICKS NS IN OUT RETR INTR CTXT NETRX": the busy
+# ticks of the cpu line, the busy ns: CPUs x clock - idle - iowait (0
+# without timer_list figures), TCP's InSegs, OutSegs, RetransSegs, and
+# the interrupt, context switch and NET_RX softirq counts.
 snap_busy() {
 	awk '$1 == "cpu" { t = $2 + $3 + $4 + $7 + $8 }
 	$1 == "now" { now = $2 }
 	$1 == "idle" { idle += $2; n++ }
 	$1 == "iowait" { idle += $2 }
 	$1 == "segs" { si = $2; so = $3; sr = $4 }
-	END { printf "%d %.0f %d %d %d\n", t, (n && now) ? n * now - idle : 0, si, so, sr }' <<<"$1"
+	$1 == "intr" { ir = $2 }
+	$1 == "ctxt" { cs = $2 }
+	$1 == "netrx" { nr = $2 }
+	END { printf "%d %.0f %d %d %d %d %d %d\n", t, (n && now) ? n * now - idle : 0, si, so, sr, ir, cs, nr }' <<<"$1"
 }
 
 # job_running GUEST: the guest's job loop is running a job (one taken,
@@ -173,28 +205,44 @@ demand_route() {
 
 # demand_row ROW OUTFILE: KEY=VALUE (bytes_sent, bytes (received),
 # retransmits, snd_ticks, rcv_ticks, snd_busy_ns, rcv_busy_ns,
-# snd_segs_in, snd_segs_out, rcv_segs_in, rcv_segs_out) in OUTFILE; the
-# iperf3 JSON next to it (OUTFILE.json).
+# snd_segs_in, snd_segs_out, rcv_segs_in, rcv_segs_out, snd_intr,
+# rcv_intr, snd_ctxt, rcv_ctxt, snd_netrx, rcv_netrx, and with the
+# skbt-insn plugin snd_insn, rcv_insn: instructions between the marks)
+# in OUTFILE; the iperf3 JSON next to it (OUTFILE.json).
 demand_row() {
-	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES win="" a0 a1 b0 b1 out bjob rc=0 bytes sent
+	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES tcpo="" udpr="" a0 a1 b0 b1 out bjob rc=0 bytes sent
 	local bout=$GUEST_RUN/b/demand-job.out
-	local at0 an0 ai0 ao0 at1 an1 ai1 ao1 bt0 bn0 bi0 bo0 bt1 bn1 bi1 bo1
+	local at0 an0 ai0 ao0 ar0 ac0 ax0 at1 an1 ai1 ao1 ar1 ac1 ax1
+	local bt0 bn0 bi0 bo0 br0 bc0 bx0 bt1 bn1 bi1 bo1 br1 bc1 bx1
+	local snap0=$DEMAND_SNAP snap1=$DEMAND_SNAP plugin=0 la lb ia0 ia1 ib0 ib1
+	# with the plugin: a mark after the first snapshot and before the
+	# second, so that only the transfer is between them
+	if [[ -f "$GUEST_RUN/a/insn.log" && -f "$GUEST_RUN/b/insn.log" ]]; then
+		plugin=1 snap0+="; $INSN_MARK" snap1="$INSN_MARK; $DEMAND_SNAP"
+		la=$(wc -l <"$GUEST_RUN/a/insn.log") lb=$(wc -l <"$GUEST_RUN/b/insn.log")
+	fi
 	row_decode "$row" || return 1
 	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
-	[[ "$RIG_DEMAND_WINDOW" == 0 ]] || win="-w $RIG_DEMAND_WINDOW"
+	[[ "$RIG_DEMAND_WINDOW" == 0 ]] || tcpo="-w $RIG_DEMAND_WINDOW"
+	if [[ "$RIG_DEMAND_RATE" != 0 ]]; then
+		# TCP's own pacing (SO_MAX_PACING_RATE), iperf3's for UDP
+		tcpo+=" --fq-rate $RIG_DEMAND_RATE"
+		udpr="$RIG_DEMAND_RATE --pacing-timer 100"
+		tcp=$RIG_DEMAND_PACED_BYTES
+	fi
 	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json \
-		"-p $RIG_DEMAND_PORT" "$win") || return 0
+		"-p $RIG_DEMAND_PORT" "$tcpo" "$udpr") || return 0
 	demand_route add "$row"
 	# b: snapshot, a one-off server, snapshot, in one job (its own
 	# timeout ends it if a never connects)
-	guest_exec -t 330 b "$DEMAND_SNAP; echo @; timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc" >"$bout" &
+	guest_exec -t 330 b "$snap0; echo @; timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $snap1; exit \$rc" >"$bout" &
 	bjob=$!
 	# until b runs that job, then a second for its server to listen: a
 	# fixed wait, since b cannot be asked while the job runs and a probe
 	# connection would use up the one-off server
 	slowwait 30 job_running b || die "$E_FAIL" "guest b: the service-demand server job did not start"
 	sleep 1
-	out=$(guest_exec -t 300 a "$DEMAND_SNAP; echo @; $cmd; rc=\$?; echo @; $DEMAND_SNAP; exit \$rc") || rc=$?
+	out=$(guest_exec -t 300 a "$snap0; echo @; $cmd; rc=\$?; echo @; $snap1; exit \$rc") || rc=$?
 	wait "$bjob" || { ((rc)) || rc=$?; }
 	demand_route del "$row"
 	if ((rc)); then
@@ -209,10 +257,10 @@ demand_row() {
 	b1=$(awk 'f; /^@$/ && ++n == 2 { f = 1 }' "$bout")
 	[[ "$a0" == *cpu* && "$a1" == *cpu* && "$b0" == *cpu* && "$b1" == *cpu* ]] ||
 		die "$E_FAIL" "no CPU time snapshot around the transfer for $row: a: $out"
-	read -r at0 an0 ai0 ao0 _ <<<"$(snap_busy "$a0")"
-	read -r at1 an1 ai1 ao1 _ <<<"$(snap_busy "$a1")"
-	read -r bt0 bn0 bi0 bo0 _ <<<"$(snap_busy "$b0")"
-	read -r bt1 bn1 bi1 bo1 _ <<<"$(snap_busy "$b1")"
+	read -r at0 an0 ai0 ao0 _ ar0 ac0 ax0 <<<"$(snap_busy "$a0")"
+	read -r at1 an1 ai1 ao1 _ ar1 ac1 ax1 <<<"$(snap_busy "$a1")"
+	read -r bt0 bn0 bi0 bo0 _ br0 bc0 bx0 <<<"$(snap_busy "$b0")"
+	read -r bt1 bn1 bi1 bo1 _ br1 bc1 bx1 <<<"$(snap_busy "$b1")"
 	cp "$GUEST_RUN/a/demand-iperf.json" "$outf.json"
 	read -r sent bytes <<<"$(jq -r 'if .start.test_start.protocol == "UDP"
 		then [.end.sum.bytes, .end.sum.bytes * (1 - .end.sum.lost_percent / 100)]
@@ -224,15 +272,27 @@ demand_row() {
 		"$((at1 - at0))" "$((bt1 - bt0))" \
 		"$(((an0 && an1) ? an1 - an0 : 0))" "$(((bn0 && bn1) ? bn1 - bn0 : 0))" \
 		"$((ai1 - ai0))" "$((ao1 - ao0))" "$((bi1 - bi0))" "$((bo1 - bo0))" >"$outf"
+	printf 'snd_intr=%s\nrcv_intr=%s\nsnd_ctxt=%s\nrcv_ctxt=%s\nsnd_netrx=%s\nrcv_netrx=%s\n' \
+		"$((ar1 - ar0))" "$((br1 - br0))" "$((ac1 - ac0))" "$((bc1 - bc0))" "$((ax1 - ax0))" "$((bx1 - bx0))" >>"$outf"
+	((plugin)) || return 0
+	local ma mb
+	if ! ma=$(insn_marks a "$la") || ! mb=$(insn_marks b "$lb"); then
+		die "$E_FAIL" "service demand for $row: the skbt-insn plugin did not write two marks per guest (insn.log in $GUEST_RUN/a and b)"
+	fi
+	read -r ia0 ia1 <<<"$ma"
+	read -r ib0 ib1 <<<"$mb"
+	printf 'snd_insn=%s\nrcv_insn=%s\n' "$((ia1 - ia0))" "$((ib1 - ib0))" >>"$outf"
 }
 
 # demand_json FILE ICOUNT-SPEC: {"bytes_sent","bytes","retransmits","snd_ticks","rcv_ticks",
 # "snd_busy_ns","rcv_busy_ns","source","snd_segs_in","snd_segs_out",
-# "rcv_segs_in","rcv_segs_out","snd_instr_per_kb","rcv_instr_per_kb"};
-# instructions = guest busy ns / 2^shift, per KB sent (snd) or received
-# (rcv; "bytes"), from the timer_list
-# busy ns where the guest had them, else from the ticks (source "ticks");
-# null when shift is not a number (e.g. shift=auto).
+# "rcv_segs_in","rcv_segs_out","snd_intr","rcv_intr","snd_ctxt","rcv_ctxt",
+# "snd_netrx","rcv_netrx"[,"snd_insn","rcv_insn"],"snd_instr_per_kb",
+# "rcv_instr_per_kb"}; instructions per KB sent (snd) or received (rcv;
+# "bytes"): counted by the skbt-insn plugin where it ran (source
+# "insn"), else guest busy ns / 2^shift from the timer_list busy ns
+# (source "timer_list") or the ticks (source "ticks"), null when shift
+# is not a number (e.g. shift=auto).
 demand_json() {
 	local shift
 	shift=$(sed -n 's/.*shift=\([0-9][0-9]*\).*/\1/p' <<<"$2")
@@ -241,11 +301,19 @@ demand_json() {
 		kb = v["bytes"] / 1024 # received
 		skb = ("bytes_sent" in v ? v["bytes_sent"] : v["bytes"]) / 1024
 		exact = v["snd_busy_ns"] > 0 && v["rcv_busy_ns"] > 0
-		printf "{\"bytes_sent\":%d,\"bytes\":%d,\"retransmits\":%d,\"snd_ticks\":%d,\"rcv_ticks\":%d,\"snd_busy_ns\":%.0f,\"rcv_busy_ns\":%.0f,\"source\":\"%s\"", skb * 1024, v["bytes"], v["retransmits"], v["snd_ticks"], v["rcv_ticks"], v["snd_busy_ns"], v["rcv_busy_ns"], exact ? "timer_list" : "ticks"
+		insn = v["snd_insn"] > 0 && v["rcv_insn"] > 0
+		printf "{\"bytes_sent\":%d,\"bytes\":%d,\"retransmits\":%d,\"snd_ticks\":%d,\"rcv_ticks\":%d,\"snd_busy_ns\":%.0f,\"rcv_busy_ns\":%.0f,\"source\":\"%s\"", skb * 1024, v["bytes"], v["retransmits"], v["snd_ticks"], v["rcv_ticks"], v["snd_busy_ns"], v["rcv_busy_ns"], insn ? "insn" : exact ? "timer_list" : "ticks"
 		# TCP segments in and out of each side (ACKs: snd_segs_in)
 		if ("snd_segs_in" in v)
 			printf ",\"snd_segs_in\":%d,\"snd_segs_out\":%d,\"rcv_segs_in\":%d,\"rcv_segs_out\":%d", v["snd_segs_in"], v["snd_segs_out"], v["rcv_segs_in"], v["rcv_segs_out"]
-		if (shift != "x" && kb > 0) {
+		# how the work was batched: interrupts, context switches, NET_RX softirqs
+		if ("snd_intr" in v)
+			printf ",\"snd_intr\":%d,\"rcv_intr\":%d,\"snd_ctxt\":%d,\"rcv_ctxt\":%d,\"snd_netrx\":%d,\"rcv_netrx\":%d", v["snd_intr"], v["rcv_intr"], v["snd_ctxt"], v["rcv_ctxt"], v["snd_netrx"], v["rcv_netrx"]
+		if (insn)
+			printf ",\"snd_insn\":%.0f,\"rcv_insn\":%.0f", v["snd_insn"], v["rcv_insn"]
+		if (insn && kb > 0)
+			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", v["snd_insn"] / skb, v["rcv_insn"] / kb
+		else if (shift != "x" && kb > 0) {
 			if (exact) {
 				snd = v["snd_busy_ns"]; rcv = v["rcv_busy_ns"]
 			} else {

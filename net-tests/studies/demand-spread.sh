@@ -15,22 +15,30 @@
 #   srv-qa  srv with one ACK per segment (RIG_DEMAND_QUICKACK=1: quickack
 #           route and GRO off on b)
 #   srv-w-qa  both: the rig's demand pass as it is
-# (The outputs kept in docs/results/demand-spread/ were taken at 753d1eb,
-# where the study had its own copy of the srv transfer and srv-qa left
-# GRO on.)
+#   paced   srv-w-qa paced at DS_RATE (RIG_DEMAND_RATE: TCP's own pacing),
+#           DS_PACED_BYTES per transfer: every segment on its own
+# Kept outputs (docs/results/demand-spread/, README there): *.out at
+# 753d1eb (the study then had its own copy of the srv transfer and
+# srv-qa left GRO on); paced-vs-srv-w-qa-busy-N.out with DS_METHODS="paced
+# srv-w-qa" and RIG_INSN=0 in effect (no plugin yet); insn-N.out as
+# below; paced-insn-N.out with DS_METHODS=paced and the first three rows.
 # Output on stdout, a line per transfer:
 #   demand-spread VARIANT ROW METHOD REP bytes= snd_ns= rcv_ns= snd_ipk= rcv_ipk=
-#     a_in= a_out= b_in= b_out= retr=
+#     a_in= a_out= b_in= b_out= retr= a_intr= b_intr= a_ctxt= b_ctxt=
+#     a_netrx= b_netrx= [snd_ins_ipk= rcv_ins_ipk=: counted by the
+#     skbt-insn plugin (RIG_INSN), instructions per KB]
 # (eval'd by pair.sh: no trap here, it would replace pair.sh's cleanup)
 # shellcheck disable=SC2154 # pair.sh's variant
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # What it runs (edit to vary; the window and size are the rig's settings
 # RIG_DEMAND_WINDOW and RIG_DEMAND_TCP_BYTES):
-DS_ROWS="tcp-v4-transport-gcm-off tcp-v6-tunnel-gcm-off tcp-v4-plain"
-DS_METHODS="host srv srv-w srv-qa srv-w-qa"
-DS_REPS=3
+DS_ROWS="tcp-v4-transport-gcm-off tcp-v6-tunnel-gcm-off tcp-v4-transport-sha-off tcp-v4-plain"
+DS_METHODS="srv-w-qa"
+DS_REPS=2
 DS_BYTES=$RIG_DEMAND_TCP_BYTES
 DS_WINDOW=$RIG_DEMAND_WINDOW
+DS_RATE=10M
+DS_PACED_BYTES=16M
 
 # ds_host ROW OUTFILE: the old pass, demand_row's KEY=VALUE in OUTFILE.
 ds_host() {
@@ -53,20 +61,27 @@ ds_host() {
 }
 
 ds_one() { # ds_one ROW METHOD REP
-	local row=$1 m=$2 rep=$3 f=$GUEST_RUN/ds-$1-$2-$3 w=0 qa=0
+	local row=$1 m=$2 rep=$3 f=$GUEST_RUN/ds-$1-$2-$3 w=0 qa=0 rate=0
 	[[ "$m" == *-w* ]] && w=$DS_WINDOW
 	[[ "$m" == *qa* ]] && qa=1
+	[[ "$m" != paced ]] || { w=$DS_WINDOW qa=1 rate=$DS_RATE; }
 	if [[ "$m" == host ]]; then
 		ds_host "$row" "$f"
 	else
-		RIG_DEMAND_WINDOW=$w RIG_DEMAND_QUICKACK=$qa RIG_DEMAND_TCP_BYTES=$DS_BYTES demand_row "$row" "$f"
+		RIG_DEMAND_WINDOW=$w RIG_DEMAND_QUICKACK=$qa RIG_DEMAND_RATE=$rate RIG_DEMAND_PACED_BYTES=$DS_PACED_BYTES \
+			RIG_DEMAND_TCP_BYTES=$DS_BYTES demand_row "$row" "$f"
 	fi
 	awk -F= -v v="$RIG_TREE/$variant" -v row="$row" -v m="$m" -v rep="$rep" '{ x[$1] = $2 }
 	END {
 		kb = x["bytes"] / 1024
-		printf "demand-spread %s %s %s %d bytes=%d snd_ns=%.0f rcv_ns=%.0f snd_ipk=%.0f rcv_ipk=%.0f a_in=%d a_out=%d b_in=%d b_out=%d retr=%d\n",
-			v, row, m, rep, x["bytes"], x["snd_busy_ns"], x["rcv_busy_ns"], x["snd_busy_ns"] / kb, x["rcv_busy_ns"] / kb,
-			x["snd_segs_in"], x["snd_segs_out"], x["rcv_segs_in"], x["rcv_segs_out"], x["retransmits"] }' "$f"
+		skb = ("bytes_sent" in x ? x["bytes_sent"] : x["bytes"]) / 1024
+		printf "demand-spread %s %s %s %d bytes=%d snd_ns=%.0f rcv_ns=%.0f snd_ipk=%.0f rcv_ipk=%.0f a_in=%d a_out=%d b_in=%d b_out=%d retr=%d a_intr=%d b_intr=%d a_ctxt=%d b_ctxt=%d a_netrx=%d b_netrx=%d",
+			v, row, m, rep, x["bytes"], x["snd_busy_ns"], x["rcv_busy_ns"], x["snd_busy_ns"] / skb, x["rcv_busy_ns"] / kb,
+			x["snd_segs_in"], x["snd_segs_out"], x["rcv_segs_in"], x["rcv_segs_out"], x["retransmits"],
+			x["snd_intr"], x["rcv_intr"], x["snd_ctxt"], x["rcv_ctxt"], x["snd_netrx"], x["rcv_netrx"]
+		if ("snd_insn" in x)
+			printf " snd_ins_ipk=%.0f rcv_ins_ipk=%.0f", x["snd_insn"] / skb, x["rcv_insn"] / kb
+		printf "\n" }' "$f"
 }
 
 ipsec_start

@@ -138,6 +138,25 @@ t_demand() {
 	}' "$f" >"$f.verdict" || { reason "$(cat "$f.verdict")"; return 1; }
 }
 
+# t_demand_insn VARIANT ROW: with the skbt-insn plugin (the baseline
+# boot loads it under TCG with one vCPU) the demand pass of t_demand also
+# counted each guest's instructions between its marks: both counts there
+# and per KB in a plausible range (an ESP TCP row: ~20,000 per KB on
+# either side under TCG; a count of nothing, or of the whole boot, is
+# far outside).  Skipped, saying why, when the plugin could not be used.
+t_demand_insn() {
+	local f=$CHECK_DIR/demand-$1-$2.txt
+	[[ -f "$GUEST_RUN/a/insn.log" ]] || { reason "the skbt-insn plugin needs TCG and one vCPU (RIG_ACCEL=$RIG_ACCEL RIG_SMP=$RIG_SMP)"; return 4; }
+	[[ -f "$f" ]] || { reason "no demand record ($f): demand-pass-acks-every-segment did not run"; return 1; }
+	awk -F= '{v[$1]=$2}
+	END {
+		if (!("snd_insn" in v && "rcv_insn" in v)) { print "no instruction counts in the demand record"; exit 1 }
+		s = v["snd_insn"] / (v["bytes_sent"] / 1024); r = v["rcv_insn"] / (v["bytes"] / 1024)
+		if (!(2000 < s && s < 200000 && 2000 < r && r < 200000)) {
+			printf "instructions per KB out of range: sender %.0f, receiver %.0f (2,000-200,000)\n", s, r; exit 1 }
+	}' "$f" >"$f.insn-verdict" || { reason "$(cat "$f.insn-verdict")"; return 1; }
+}
+
 # kunit_modules: the KUnit modules the patched series adds, as its config
 # fragment names them ("Module NAME.ko" in configs/series.config, or the
 # series directory's own series.config).
@@ -242,8 +261,12 @@ t_zeroing() {
 
 # kernel_boot VARIANT: the guest pair on that kernel, charon and iperf3
 # up, offsets for the accounting probes in place (check_setup: the group's).
+# The baseline pair loads the skbt-insn plugin where it can (TCG, one
+# vCPU) for demand-pass-counts-instructions.
 kernel_boot() {
-	guests_start "$CHECK_DIR/kernel-$1" "$RIG_KERNELS/$1"
+	local insn=$RIG_INSN
+	[[ "$1" != baseline || "$RIG_ACCEL" != tcg || "$RIG_SMP" != 1 ]] || insn=1
+	RIG_INSN=$insn guests_start "$CHECK_DIR/kernel-$1" "$RIG_KERNELS/$1"
 	ipsec_start
 	acct_prepare "$RIG_KERNELS/$1"
 }
@@ -258,6 +281,7 @@ group_kernel() {
 	check acct-baseline-gso-segment-copies t_acct baseline tcp-v4-transport-gcm-on gso-segment-copies
 	check cost-pass-times-every-call t_cost baseline tcp-v6-transport-gcm-off
 	check demand-pass-acks-every-segment t_demand baseline tcp-v6-tunnel-gcm-off
+	check demand-pass-counts-instructions t_demand_insn baseline tcp-v6-tunnel-gcm-off
 	check zeroing-fails-on-baseline t_zeroing 1
 	defer_scope_pop
 	defer_scope_push
