@@ -30,6 +30,13 @@
 #  - RIG_DEMAND_QUICKACK=0 (GRO left on, delayed ACKs) for t_demand on
 #    the v6 tunnel row: failed with "receiver TCP saw 2130 segments of
 #    6223 sent (GRO batching them?)".
+#  - skbt-mark's marker changed by one byte (the plugin sees no mark):
+#    demand-pass-acks-every-segment failed with "the skbt-insn plugin did
+#    not write two marks per guest" and demand-pass-counts-instructions
+#    with "no instruction counts in the demand record".
+#  - the plugin's inline add of 0 instead of the block's instruction
+#    count: demand-pass-counts-instructions failed with "instructions
+#    per KB out of range: sender 0, receiver 0".
 
 [[ -z "${RIG_T_KERNEL_SH:-}" ]] || return 0
 RIG_T_KERNEL_SH=1
