@@ -66,7 +66,7 @@ guests_start() {
 	# written at every skbt-mark (the service-demand pass)
 	local insn=0
 	if insn_plugin_wanted; then
-		make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-mark >&2 ||
+		((RIG_DRY_RUN)) || make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-mark >&2 ||
 			die "$E_BUILD" "net-tests/tools: the skbt-insn plugin does not build"
 		insn=1
 	fi
