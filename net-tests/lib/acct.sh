@@ -15,17 +15,17 @@ acct_prepare() {
 	"$RIG_TOP/net-tests/offsets/gen-offsets.sh" "$1" >"$GUEST_RUN/a/offsets.env"
 }
 
-# transfer_cmd ROW TCP_BYTES UDP_BYTES JSON [OPTS [TCP_OPTS [UDP_RATE]]]:
+# transfer_cmd ROW TCP_BYTES UDP_BYTES JSON [OPTS [TCP_OPTS [UDP_OPTS]]]:
 # the row's fixed-size iperf3 transfer (TCP or UDP) from guest a, its
 # JSON to JSON in the guest; OPTS are more iperf3 options, TCP_OPTS more
-# for TCP only, UDP_RATE UDP's -b (default 200M).
+# for TCP only, UDP_OPTS UDP's rate options (default "-b 200M").
 transfer_cmd() {
 	local peer o=${5:+ $5}
 	row_decode "$1" || return 1
 	peer=$(peer_addr "$ROW_FAMILY")
 	case "$ROW_PROTO" in
 	tcp) echo "iperf3 -c $peer$o${6:+ $6} -n $2 -J >$4" ;;
-	udp) echo "iperf3 -c $peer$o -u -b ${7:-200M} -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
+	udp) echo "iperf3 -c $peer$o -u ${7:--b 200M} -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
 	*) return 1 ;;
 	esac
 }
@@ -227,7 +227,7 @@ demand_row() {
 	if [[ "$RIG_DEMAND_RATE" != 0 ]]; then
 		# TCP's own pacing (SO_MAX_PACING_RATE), iperf3's for UDP
 		tcpo+=" --fq-rate $RIG_DEMAND_RATE"
-		udpr="$RIG_DEMAND_RATE --pacing-timer 100"
+		udpr="-b $RIG_DEMAND_RATE --pacing-timer 100"
 		tcp=$RIG_DEMAND_PACED_BYTES
 	fi
 	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json \
