@@ -211,6 +211,19 @@ pdir=$out prows=("${rows[@]}") ppairs=$pairs mode=all runs=''
 # kinfo KERNEL_DIR FIELD: a field of the installed kernel's info file.
 kinfo() { sed -n "s/^$2=//p" "$1/info" 2>/dev/null | head -n 1; }
 
+# demand_meta: the service-demand pass's settings (RIG_DEMAND_*, RIG_INSN)
+# as a JSON object, names without the prefix, lower case.
+demand_meta() {
+	local v n args=()
+	for v in RIG_DEMAND_TCP_BYTES RIG_DEMAND_UDP_BYTES RIG_DEMAND_UDP_RATE \
+		RIG_DEMAND_PLAIN_TCP_BYTES RIG_DEMAND_WINDOW RIG_DEMAND_QUICKACK RIG_DEMAND_RATE \
+		RIG_DEMAND_PACED_BYTES RIG_INSN; do
+		n=${v#RIG_}
+		args+=(--arg "${n,,}" "${!v}")
+	done
+	jq -nc '$ARGS.named' "${args[@]}"
+}
+
 # meta.json: what this run is, written before the first boot, so that a
 # run that dies still says how it was made (report.py prints it).
 write_meta() {
@@ -233,6 +246,7 @@ write_meta() {
 		--arg mode "$mode" --arg instr "$([[ "$mode" == all ]] && ((${#irows[@]})) && echo instr)" \
 		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" \
 		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
+		--argjson demand "$(demand_meta)" \
 		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
 		--arg cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
 		--argjson cores "$(nproc)" --arg hostkernel "$(uname -r)" \
@@ -247,7 +261,7 @@ write_meta() {
 		  sysctls: ($sysctls | split(" ") | map(select(. != ""))),
 		  kernels: $kernels, git_describe: $git,
 		  host: {cpu_model: $cpu, cores: $cores, kernel: $hostkernel},
-		  qemu_version: $qemu, build_seconds: $build_s,
+		  qemu_version: $qemu, build_seconds: $build_s, demand: $demand,
 		  controls: (if $controls == "-" then null
 		             else $controls | split(",") | map(select(. != "")) end)}' >"$pdir/meta.json"
 }

@@ -143,10 +143,28 @@ def meta_header(m):
             m.get("pairs", "?"), len(m.get("rows") or []), m.get("time_s", "?"),
             m.get("udp_len", "?"), " ".join(m.get("rows") or [])),
         "kernels: " + (kern or "?"),
+    ] + demand_line(m) + [
         "host: {} x {} cores (kernel {}); {}".format(
             host.get("cpu_model", "?"), host.get("cores", "?"),
             host.get("kernel", "?"), m.get("qemu_version", "?")),
     ]
+
+
+def demand_line(m):
+    """The service-demand pass's settings, for runs under -icount."""
+    d = m.get("demand")
+    if not d or not (m.get("icount") or m.get("phase") == "instructions"):
+        return []
+    if d.get("demand_rate", "0") != "0":
+        tcp = "TCP {} paced at {}".format(d.get("demand_paced_bytes"), d.get("demand_rate"))
+        udp = "UDP {} at {}".format(d.get("demand_udp_bytes"), d.get("demand_rate"))
+    else:
+        tcp = "TCP {} (plaintext {})".format(d.get("demand_tcp_bytes"),
+                                             d.get("demand_plain_tcp_bytes"))
+        udp = "UDP {} at {}".format(d.get("demand_udp_bytes"), d.get("demand_udp_rate"))
+    return ["demand pass: {}; {}; window {}, one ACK per segment {}; skbt-insn plugin (RIG_INSN) {}".format(
+        tcp, udp, d.get("demand_window"), "yes" if d.get("demand_quickack") == "1" else "no",
+        d.get("insn"))]
 
 
 def retransmits(d, r):

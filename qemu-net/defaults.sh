@@ -125,6 +125,8 @@ unset rig_v RIG_ENV
 : "${RIG_DEMAND_PORT:=5299}"
 # pacing rate of the service-demand pass (iperf3 --fq-rate for TCP, -b for UDP; 0: not paced)
 : "${RIG_DEMAND_RATE:=0}"
+# UDP rate of the (unpaced) service-demand pass (iperf3 -b): one the receiver keeps up with
+: "${RIG_DEMAND_UDP_RATE:=50M}"
 # TCP bytes of a paced service-demand pass (RIG_DEMAND_RATE not 0), every row
 : "${RIG_DEMAND_PACED_BYTES:=16M}"
 # instructions counted by the skbt-insn QEMU plugin (auto: with -icount, TCG, 1 vCPU; 1; 0)

@@ -126,6 +126,8 @@ rig_settings_check() {
 	[[ "$RIG_INSN" == @(auto|0|1) ]] || die "$E_USAGE" "RIG_INSN must be auto, 0 or 1, not '$RIG_INSN'"
 	[[ "$RIG_DEMAND_RATE" =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] ||
 		die "$E_USAGE" "RIG_DEMAND_RATE must be 0 or a rate in bits/s like 10M, not '$RIG_DEMAND_RATE'"
+	[[ "$RIG_DEMAND_UDP_RATE" =~ ^[1-9][0-9]*[KMG]?$ ]] ||
+		die "$E_USAGE" "RIG_DEMAND_UDP_RATE must be a rate in bits/s like 200M, not '$RIG_DEMAND_UDP_RATE'"
 }
 
 # rig_tree_set TREE: the kernel tree every command of this run uses

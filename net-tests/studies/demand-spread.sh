@@ -17,6 +17,11 @@
 #   srv-w-qa  both: the rig's demand pass as it is
 #   paced   srv-w-qa paced at DS_RATE (RIG_DEMAND_RATE: TCP's own pacing),
 #           DS_PACED_BYTES per transfer: every segment on its own
+#   nogso   srv-w-qa with the sender's TSO and GSO off (ethtool), plaintext
+#           TCP rows only, DS_BYTES per transfer
+#   udp-R   srv-w-qa with UDP at R bits/s (RIG_DEMAND_UDP_RATE=R), e.g.
+#           udp-50M; UDP rows only (srv-w-qa: the rig's default rate)
+#   udpt-R  udp-R with iperf3 --pacing-timer 100 (a datagram per wakeup)
 # Kept outputs (docs/results/demand-spread/, README there): *.out at
 # 753d1eb (the study then had its own copy of the srv transfer and
 # srv-qa left GRO on); paced-vs-srv-w-qa-busy-N.out with DS_METHODS="paced
@@ -26,7 +31,8 @@
 #   demand-spread VARIANT ROW METHOD REP bytes= snd_ns= rcv_ns= snd_ipk= rcv_ipk=
 #     a_in= a_out= b_in= b_out= retr= a_intr= b_intr= a_ctxt= b_ctxt=
 #     a_netrx= b_netrx= [snd_ins_ipk= rcv_ins_ipk=: counted by the
-#     skbt-insn plugin (RIG_INSN), instructions per KB]
+#     skbt-insn plugin (RIG_INSN), instructions per KB] sent= (bytes
+#     sent: UDP's loss is sent - bytes)
 # (eval'd by pair.sh: no trap here, it would replace pair.sh's cleanup)
 # shellcheck disable=SC2154 # pair.sh's variant
 . "$RIG_TOP/net-tests/lib/acct.sh"
@@ -61,16 +67,25 @@ ds_host() {
 }
 
 ds_one() { # ds_one ROW METHOD REP
-	local row=$1 m=$2 rep=$3 f=$GUEST_RUN/ds-$1-$2-$3 w=0 qa=0 rate=0
+	local row=$1 m=$2 rep=$3 f=$GUEST_RUN/ds-$1-$2-$3 w=0 qa=0 rate=0 udpr=$RIG_DEMAND_UDP_RATE plain=$RIG_DEMAND_PLAIN_TCP_BYTES
 	[[ "$m" == *-w* ]] && w=$DS_WINDOW
 	[[ "$m" == *qa* ]] && qa=1
 	[[ "$m" != paced ]] || { w=$DS_WINDOW qa=1 rate=$DS_RATE; }
+	# methods that do not apply to the row: nothing
+	[[ "$m" != nogso || "$row" == tcp-*-plain ]] || return 0
+	[[ "$m" != udp* || "$row" == udp-* ]] || return 0
+	[[ "$m" != nogso ]] || { w=$DS_WINDOW qa=1 plain=$DS_BYTES; }
+	[[ "$m" != udp-* ]] || { w=$DS_WINDOW qa=1 udpr=${m#udp-}; }
+	[[ "$m" != udpt-* ]] || { w=$DS_WINDOW qa=1 udpr="${m#udpt-} --pacing-timer 100"; }
+	[[ "$m" != nogso ]] || guest_exec a "ethtool -K eth0 tso off gso off" >&2
 	if [[ "$m" == host ]]; then
 		ds_host "$row" "$f"
 	else
 		RIG_DEMAND_WINDOW=$w RIG_DEMAND_QUICKACK=$qa RIG_DEMAND_RATE=$rate RIG_DEMAND_PACED_BYTES=$DS_PACED_BYTES \
+			RIG_DEMAND_UDP_RATE=$udpr RIG_DEMAND_PLAIN_TCP_BYTES=$plain \
 			RIG_DEMAND_TCP_BYTES=$DS_BYTES demand_row "$row" "$f"
 	fi
+	[[ "$m" != nogso ]] || guest_exec a "ethtool -K eth0 tso on gso on" >&2
 	awk -F= -v v="$RIG_TREE/$variant" -v row="$row" -v m="$m" -v rep="$rep" '{ x[$1] = $2 }
 	END {
 		kb = x["bytes"] / 1024
@@ -81,7 +96,7 @@ ds_one() { # ds_one ROW METHOD REP
 			x["snd_intr"], x["rcv_intr"], x["snd_ctxt"], x["rcv_ctxt"], x["snd_netrx"], x["rcv_netrx"]
 		if ("snd_insn" in x)
 			printf " snd_ins_ipk=%.0f rcv_ins_ipk=%.0f", x["snd_insn"] / skb, x["rcv_insn"] / kb
-		printf "\n" }' "$f"
+		printf " sent=%d\n", skb * 1024 }' "$f"
 }
 
 ipsec_start
