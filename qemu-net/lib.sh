@@ -127,7 +127,7 @@ rig_settings_check() {
 	[[ "$RIG_DEMAND_RATE" =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] ||
 		die "$E_USAGE" "RIG_DEMAND_RATE must be 0 or a rate in bits/s like 10M, not '$RIG_DEMAND_RATE'"
 	[[ "$RIG_DEMAND_UDP_RATE" =~ ^[1-9][0-9]*[KMG]?$ ]] ||
-		die "$E_USAGE" "RIG_DEMAND_UDP_RATE must be a rate in bits/s like 200M, not '$RIG_DEMAND_UDP_RATE'"
+		die "$E_USAGE" "RIG_DEMAND_UDP_RATE must be a rate in bits/s like 50M, not '$RIG_DEMAND_UDP_RATE'"
 }
 
 # rig_tree_set TREE: the kernel tree every command of this run uses

@@ -21,7 +21,8 @@
 #           TCP rows only, DS_BYTES per transfer
 #   udp-R   srv-w-qa with UDP at R bits/s (RIG_DEMAND_UDP_RATE=R), e.g.
 #           udp-50M; UDP rows only (srv-w-qa: the rig's default rate)
-#   udpt-R  udp-R with iperf3 --pacing-timer 100 (a datagram per wakeup)
+#   udpt-R  UDP paced at R (RIG_DEMAND_RATE=R: -b R --pacing-timer 100, a
+#           datagram per wakeup); UDP rows only
 # Kept outputs (docs/results/demand-spread/, README there): *.out at
 # 753d1eb (the study then had its own copy of the srv transfer and
 # srv-qa left GRO on); paced-vs-srv-w-qa-busy-N.out with DS_METHODS="paced
@@ -76,7 +77,7 @@ ds_one() { # ds_one ROW METHOD REP
 	[[ "$m" != udp* || "$row" == udp-* ]] || return 0
 	[[ "$m" != nogso ]] || { w=$DS_WINDOW qa=1 plain=$DS_BYTES; }
 	[[ "$m" != udp-* ]] || { w=$DS_WINDOW qa=1 udpr=${m#udp-}; }
-	[[ "$m" != udpt-* ]] || { w=$DS_WINDOW qa=1 udpr="${m#udpt-} --pacing-timer 100"; }
+	[[ "$m" != udpt-* ]] || { w=$DS_WINDOW qa=1 rate=${m#udpt-}; }
 	[[ "$m" != nogso ]] || guest_exec a "ethtool -K eth0 tso off gso off" >&2
 	if [[ "$m" == host ]]; then
 		ds_host "$row" "$f"
