@@ -876,6 +876,23 @@ t_verdict_controls() {
 	[[ "${got[*]}" == "$want" ]] || { reason "got '${got[*]}', want '$want'"; return 1; }
 }
 
+# report.py's header says how the service-demand pass was run, from
+# meta.json's "demand" (bench.sh writes it), on a copy of a kept run; a
+# meta.json without it (runs before session 20) gets no such line.
+# Broken on purpose once (demand_line reading no "demand"): failed with
+# "no header line 'demand pass: ...': none".
+t_report_demand_header() {
+	local d=$CHECK_DIR/report-demand out want="demand pass: TCP 64M (plaintext 512M); UDP 16M at 50M; window 64K, one ACK per segment yes; skbt-insn plugin (RIG_INSN) auto"
+	rm -rf "$d"
+	cp -r "$RIG_TOP/docs/results/bench-v3-hz250/instr" "$d"
+	out=$(python3 "$RIG_TOP/net-tests/report.py" --no-plot "$d") || { reason "report.py failed on $d"; return 1; }
+	grep -qxF -- "$want" <<<"$out" ||
+		{ reason "no header line '$want': $(grep -m1 '^demand' <<<"$out" || echo none)"; return 1; }
+	jq 'del(.demand)' "$d/meta.json" >"$d/meta.tmp" && mv "$d/meta.tmp" "$d/meta.json"
+	out=$(python3 "$RIG_TOP/net-tests/report.py" --no-plot "$d") || { reason "report.py failed without demand"; return 1; }
+	! grep -q '^demand pass' <<<"$out" || { reason "a demand line without meta.json's demand"; return 1; }
+}
+
 # The verdict.json kept beside docs/results/*/runs.jsonl is what
 # report.py computes from them today (regenerate after a rule change:
 # net-tests/report.py docs/results/NAME).
@@ -1567,6 +1584,7 @@ group_static() {
 	check static-verdict-aa t_verdict_aa
 	check static-verdict-controls t_verdict_controls
 	check static-verdict-kept-runs t_verdict_kept_runs
+	check static-report-demand-header t_report_demand_header
 	check static-settings-readme t_settings_readme
 	check static-settings-one-place t_settings_one_place
 	check static-settings-sources t_settings_sources
