@@ -211,13 +211,11 @@ pdir=$out prows=("${rows[@]}") ppairs=$pairs mode=all runs=''
 # kinfo KERNEL_DIR FIELD: a field of the installed kernel's info file.
 kinfo() { sed -n "s/^$2=//p" "$1/info" 2>/dev/null | head -n 1; }
 
-# demand_meta: the service-demand pass's settings (RIG_DEMAND_*, RIG_INSN)
-# as a JSON object, names without the prefix, lower case.
+# demand_meta: the service-demand pass's settings (every RIG_DEMAND_*,
+# RIG_INSN) as a JSON object, names without the prefix, lower case.
 demand_meta() {
 	local v n args=()
-	for v in RIG_DEMAND_TCP_BYTES RIG_DEMAND_UDP_BYTES RIG_DEMAND_UDP_RATE \
-		RIG_DEMAND_PLAIN_TCP_BYTES RIG_DEMAND_WINDOW RIG_DEMAND_QUICKACK RIG_DEMAND_RATE \
-		RIG_DEMAND_PACED_BYTES RIG_INSN; do
+	for v in $(compgen -v RIG_DEMAND_) RIG_INSN; do
 		n=${v#RIG_}
 		args+=(--arg "${n,,}" "${!v}")
 	done
