@@ -117,12 +117,34 @@ t_fail_torn_down() {
 			iperf_run "$GUEST_RUN/x.json" v4 tcp -t 5; wait "$bg"; ipsec_check_up'
 }
 
+# tree_copy DEST: the checkout's files as its working tree has them
+# (tracked, and untracked but not ignored: not results/, not the cache;
+# rig.local too, the checkout's own settings), copied to DEST.  (A clone
+# would miss uncommitted changes.)
+tree_copy() {
+	local f files=()
+	while IFS= read -r -d '' f; do
+		[[ ! -e "$RIG_TOP/$f" ]] || files+=("$f")
+	done < <(git -C "$RIG_TOP" ls-files -z -c -o --exclude-standard)
+	[[ ! -f "$RIG_TOP/rig.local" ]] || files+=(rig.local)
+	mkdir -p "$1"
+	tar -C "$RIG_TOP" -cf - -- "${files[@]}" | tar -C "$1" -xf -
+}
+
 # The link choice without the privileges the tap link needs (the plan
 # only, --dry-run: nothing boots): an explicit --link tap exits 7 and
-# says why; auto falls back to socket and says so in one line.
+# says why; auto falls back to socket and says so in one line.  nobody
+# runs a copy of the checkout in a folder of its own that it may read:
+# the checkout itself may sit where nobody cannot enter (a clone in
+# /root, or under any 0700 folder: bench.sh then exits 126).
 as_nobody() {
+	local d
+	d=$(mktemp -d -t rig-nobody.XXXXXX)
+	defer rm -rf "$d"
+	tree_copy "$d/rig"
+	chmod -R a+rX "$d"
 	setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
-		"$RIG_TOP/net-tests/bench.sh" --dry-run --pairs 1 --rows tcp-v4-plain "$@"
+		"$d/rig/net-tests/bench.sh" --dry-run --pairs 1 --rows tcp-v4-plain "$@"
 }
 
 t_fail_link_tap() {
@@ -137,6 +159,27 @@ t_link_auto_fallback() {
 		"$CHECK_DIR/link-auto-fallback.out" as_nobody || return
 	(($(grep -c '^link:' "$CHECK_DIR/link-auto-fallback.out") == 1)) ||
 		{ reason "not exactly one link line"; return 1; }
+}
+
+# make check's failures group run from a copy of the checkout under a
+# 0700 folder, as a clone in /root is: its nobody tests must pass there
+# too.  (The nested run does not run this test again: CHECK_NESTED.)
+t_failures_private_clone() {
+	((EUID == 0)) || { reason "needs root to make a folder nobody cannot enter"; return 4; }
+	local d out=$CHECK_DIR/failures-0700.out rc=0 t
+	d=$(mktemp -d -t rig-0700.XXXXXX)
+	defer rm -rf "$d"
+	chmod 0700 "$d"
+	tree_copy "$d/clone"
+	setpriv --reuid=65534 --regid=65534 --clear-groups test ! -x "$d/clone/net-tests/bench.sh" ||
+		{ reason "nobody can reach $d/clone: not a private folder"; return 1; }
+	CHECK_NESTED=1 RIG_RESULTS=$d/results "$d/clone/net-tests/run-tests.sh" -t failures >"$out" 2>&1 || rc=$?
+	cp -r "$d/results" "$CHECK_DIR/failures-0700" 2>/dev/null || true
+	((rc == 0)) || { reason "make check -t failures from $d/clone exited $rc ($out)"; return 1; }
+	for t in fail-link-tap-impossible link-auto-falls-back-to-socket; do
+		grep -qE "^ok [0-9]+ $t\$" "$out" || { reason "$t did not pass in the 0700 clone ($out)"; return 1; }
+	done
+	grep -qE '^[0-9]+ passed, 0 failed' "$out" || { reason "no '0 failed' line ($out)"; return 1; }
 }
 
 t_no_qemu_left() {
@@ -165,5 +208,6 @@ group_failures() {
 	check fail-tunnel-torn-down t_fail_torn_down
 	check fail-link-tap-impossible t_fail_link_tap
 	check link-auto-falls-back-to-socket t_link_auto_fallback
+	[[ -n "${CHECK_NESTED:-}" ]] || check failures-from-0700-clone t_failures_private_clone
 	check no-qemu-left-behind t_no_qemu_left
 }
