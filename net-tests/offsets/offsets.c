@@ -7,6 +7,7 @@
 #include <linux/kbuild.h>
 #include <linux/skbuff.h>
 #include <net/esp.h>
+#include <net/tcp.h>
 
 int main(void);
 int main(void)
@@ -20,5 +21,8 @@ int main(void)
 	DEFINE(SKB_CLONED_BYTE, offsetof(struct sk_buff, __cloned_offset));
 	DEFINE(SKB_NETWORK_HEADER, offsetof(struct sk_buff, network_header));
 	DEFINE(SKB_TRANSPORT_HEADER, offsetof(struct sk_buff, transport_header));
+	/* the headroom TCP reserves in every skb it allocates (build group) */
+	DEFINE(LL_MAX_HDR, LL_MAX_HEADER);
+	DEFINE(MAX_TCP_HDR, MAX_TCP_HEADER);
 	return 0;
 }

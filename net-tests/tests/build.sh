@@ -11,7 +11,43 @@ t_build() {
 	printf 'kernel %s: %s (%ds)\n' "$1" "$dir" "$((SECONDS - t))" >&2
 }
 
+# configs/trim.config switches off drivers and filesystems only: the
+# patched kernel's .config and the one the same fragments give without
+# trim.config differ in no prompted symbol outside drivers/, fs/ and
+# net/sunrpc (net-tests/kconfigdiff.py), so the measured code is
+# configured as it was before the trim.
+t_config_trim_core() {
+	local d src rc=0
+	d=$(mktemp -d -t rig-untrimmed.XXXXXX)
+	defer rm -rf "$d"
+	"$RIG_TOP/qemu-net/build-kernel.sh" --config "$d" --untrimmed patched >/dev/null ||
+		{ reason "build-kernel.sh --config --untrimmed failed (see log)"; return 1; }
+	src=$(sed -n 's/^src=//p' "$RIG_KERNELS/patched/info")
+	# (net/sunrpc: NFS's RPC layer, which goes with NFS_FS; 6.12 has a
+	# prompted RPCSEC_GSS_KRB5 there)
+	python3 "$RIG_TOP/net-tests/kconfigdiff.py" --allow drivers --allow fs --allow net/sunrpc \
+		"$src" "$d/.config" "$RIG_KERNELS/patched/.config" \
+		>"$CHECK_DIR/config-trim.txt" || rc=$?
+	cat "$CHECK_DIR/config-trim.txt" >&2
+	((rc == 0)) || { reason "the trim changed core options: $(sed -n '/^core:/,$p' "$CHECK_DIR/config-trim.txt" | tr -s ' \n' ' ')"; return 1; }
+}
+
+# The skb headroom TCP reserves is a Debian amd64 host's: LL_MAX_HEADER
+# 128 (HYPERV_NET) and MAX_TCP_HEADER 320 (the tunnel drivers add 48),
+# read from the built kernel's headers (net-tests/offsets), so that a
+# config change that moves it (trim.config, a new tree) is seen.
+t_headroom() {
+	local env
+	env=$("$RIG_TOP/net-tests/offsets/gen-offsets.sh" "$RIG_KERNELS/$1") ||
+		{ reason "gen-offsets.sh failed for $1 (see log)"; return 1; }
+	[[ $'\n'"$env"$'\n' == *$'\nLL_MAX_HDR=128\n'* && $'\n'"$env"$'\n' == *$'\nMAX_TCP_HDR=320\n'* ]] ||
+		{ reason "$1: $(grep -E '^(LL_MAX_HDR|MAX_TCP_HDR)=' <<<"$env" | tr '\n' ' ')(want LL_MAX_HDR=128 MAX_TCP_HDR=320, a Debian host's)"; return 1; }
+}
+
 group_build() {
 	check build-baseline t_build baseline
 	check build-patched t_build patched
+	check config-trim-core-unchanged t_config_trim_core
+	check headroom-as-debian-baseline t_headroom baseline
+	check headroom-as-debian-patched t_headroom patched
 }
