@@ -33,7 +33,7 @@ pair|build|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 
 kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched
 integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
 wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail
-debug|build|opt-in (RIG_CHECK_DEBUG=1 or -t debug): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
+debug|build|on by default (RIG_CHECK_DEBUG=0 leaves it out): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
 tree||opt-in (RIG_CHECK_TREE=1 or -t tree): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left
 "
@@ -51,9 +51,9 @@ usage() {
 		module's own KTAP as an indented subtest), diagnostics as "# ..."
 		on stderr, logs in \$RIG_RESULTS/check-<time>/; the last line on stdout
 		is "N passed, N failed, N skipped", alone.
-		  -t GROUP      run GROUP (again for more); default: every group, the
-		                opt-in ones (debug, tree) only with RIG_CHECK_DEBUG=1,
-		                RIG_CHECK_TREE=1
+		  -t GROUP      run GROUP (again for more); default: every group,
+		                debug unless RIG_CHECK_DEBUG=0, the opt-in tree only
+		                with RIG_CHECK_TREE=1
 		  --list        print the groups (those named with -t, or all), run none
 		  --dry-run     print the plan (link, kernels and their cache keys, the
 		                groups that would run), build and run nothing
@@ -98,7 +98,7 @@ if ((list)); then
 		printf "%-10s %s\n", $1, $3}' <<<"$GROUPS_TABLE"
 	exit 0
 fi
-# Groups named with -t (opt-in groups run only when named or enabled).
+# Groups named with -t (debug and tree run when named or enabled).
 export CHECK_EXPLICIT=" ${sel[*]} "
 ((${#sel[@]})) || sel=("${groups[@]}")
 if ((RIG_DRY_RUN)); then
@@ -107,7 +107,7 @@ if ((RIG_DRY_RUN)); then
 	for g in "${groups[@]}"; do
 		[[ " ${sel[*]} " == *" $g "* ]] || continue
 		case "$g:$RIG_CHECK_DEBUG:$RIG_CHECK_TREE" in
-		debug:0:* | tree:*:0) [[ "$CHECK_EXPLICIT" == *" $g "* ]] || { echo "group $g: opt-in, not run"; continue; } ;;
+		debug:0:* | tree:*:0) [[ "$CHECK_EXPLICIT" == *" $g "* ]] || { echo "group $g: not enabled (RIG_CHECK_DEBUG/RIG_CHECK_TREE), not run"; continue; } ;;
 		esac
 		echo "group $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
 	done
