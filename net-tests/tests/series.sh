@@ -24,6 +24,10 @@ t_series_applies() {
 }
 
 # t_series_checkpatch WT: checkpatch.pl --strict from WT, on every patch.
+# UNKNOWN_COMMIT_ID is ignored: the tree is Debian's tarball imported into
+# git with no upstream history, so checkpatch cannot resolve the commit
+# ids that Fixes: tags and messages quote and warns on each of them (seen
+# on v4's three).  docs/patches.md says where each id was checked.
 t_series_checkpatch() {
 	local wt=$1 list f bad=0 out rc
 	# (not "done < <(series_files)": its failure would end the list early)
@@ -32,7 +36,7 @@ t_series_checkpatch() {
 	while read -r f; do
 		# Debian's python3 first: its SPDX check needs python3-ply.
 		rc=0
-		out=$(cd "$wt" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --no-tree -q "$f" 2>&1) || rc=$?
+		out=$(cd "$wt" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --no-tree -q --ignore UNKNOWN_COMMIT_ID "$f" 2>&1) || rc=$?
 		if ((rc != 0)) || [[ -n "$out" ]]; then
 			printf '%s (checkpatch.pl exit %d):\n%s\n' "$(basename "$f")" "$rc" "${out:-(no output)}" >&2
 			bad=$((bad + 1))
