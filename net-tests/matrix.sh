@@ -35,6 +35,11 @@ RIG_MATRIX_SH=1
 #   proposal esp: the strongSwan ESP proposal
 #   offload  integrity=yes: the integrity group covers it
 #   link     offloads: what ethtool -k shows in the guests (pair group)
+#   func     a functional row with the ESP offload modules loaded (the
+#            wire group): mode, proposal: its child's; swanctl: one
+#            option of a's child (KEY=VALUE, '=' of its own kept);
+#            minlen: bytes every ESP packet from a must have on the
+#            wire (IP header included)
 MATRIX='
 proto    tcp        plain=yes
 proto    udp        plain=yes
@@ -50,6 +55,7 @@ offload  on         integrity=yes
 offload  auto       integrity=no
 link     tap        offloads=on
 link     socket     offloads=off
+func     tfc        mode=tunnel proposal=gcm swanctl=tfc_padding=1000 minlen=1000
 '
 
 # The bench's default rows (--rows quick), rows of the table.
@@ -103,6 +109,10 @@ matrix_attr() {
 
 # matrix_child FAMILY MODE PROPOSAL: the name of a's swanctl child.
 matrix_child() { echo "$1-$3-$2"; }
+
+# matrix_func_child FAMILY FUNC: a's swanctl child of a functional row
+# (e.g. v4-tfc: TFC padding on a tunnel SA).
+matrix_func_child() { echo "$1-$2"; }
 
 # matrix_esp: "FAMILY MODE PROPOSAL", every ESP configuration, in order.
 matrix_esp() {
@@ -190,6 +200,12 @@ swanctl_conf() {
 					printf '\t\t\t%s {\n\t\t\t\tmode = %s\n\t\t\t\tesp_proposals = %s\n\t\t\t}\n' \
 						"$(matrix_child "$f" "$m" "$c")" "$m" "$(matrix_attr proposal "$c" esp)"
 				done
+			done
+			for c in ${MATRIX_VALUES[func]:-}; do
+				m=$(matrix_attr func "$c" swanctl)
+				printf '\t\t\t%s {\n\t\t\t\tmode = %s\n\t\t\t\tesp_proposals = %s\n\t\t\t\t%s = %s\n\t\t\t}\n' \
+					"$(matrix_func_child "$f" "$c")" "$(matrix_attr func "$c" mode)" \
+					"$(matrix_attr proposal "$(matrix_attr func "$c" proposal)" esp)" "${m%%=*}" "${m#*=}"
 			done
 		else
 			printf '\t\t\t%s-any {\n\t\t\t\tmode = transport\n\t\t\t\tesp_proposals = %s\n\t\t\t}\n' \

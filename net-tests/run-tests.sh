@@ -32,7 +32,7 @@ build||baseline and patched kernels build (cached by tarball+config+series)
 pair|build|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
 kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched
 integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
-wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail
+wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
 debug|build|on by default (RIG_CHECK_DEBUG=0 leaves it out): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
 tree||opt-in (RIG_CHECK_TREE=1 or -t tree): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left

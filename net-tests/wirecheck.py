@@ -10,6 +10,10 @@
   wirecheck.py --selftest               check the classifier on built frames
   wirecheck.py PCAP --absent MARKER     MARKER never appears in any frame
   wirecheck.py PCAP --present MARKER    MARKER appears in some frame
+  wirecheck.py PCAP --esp-min-len ADDR=N
+      there are ESP packets from ADDR (IPv4 or IPv6 source), and every
+      one is at least N bytes long (IP header included: IPv4 total
+      length, IPv6 40 + payload length): TFC padding seen on the wire
 
   --vnet-hdr auto|N   bytes of virtio-net header before each Ethernet
       frame (default auto).  QEMU 7.2's filter-dump on a tap netdev with
@@ -24,6 +28,7 @@ not a classic Ethernet pcap, or is truncated (a record cut short), never
 judged.  Host-side only: reads a file, never a live interface.
 """
 import argparse
+import ipaddress
 import struct
 import sys
 
@@ -120,6 +125,32 @@ def classify(fr):
     return "other", "ip proto {}".format(proto)
 
 
+def esp_source_len(fr):
+    """(source address as text, IP length) of an ESP frame, else None."""
+    if len(fr) < 14:
+        return None
+    etype, p = struct.unpack("!H", fr[12:14])[0], fr[14:]
+    if etype == 0x0800 and len(p) >= 20 and p[9] == 50:
+        return str(ipaddress.ip_address(p[12:16])), struct.unpack("!H", p[2:4])[0]
+    if etype == 0x86dd and len(p) >= 40 and p[6] == 50:
+        return str(ipaddress.ip_address(p[8:24])), 40 + struct.unpack("!H", p[4:6])[0]
+    return None
+
+
+def esp_min_len(fr, addr, n):
+    """Lines to print and the verdict (True: holds) of --esp-min-len."""
+    lens = [x[1] for x in map(esp_source_len, fr) if x and x[0] == addr]
+    out = ["ESP packets from {}: {}, lengths {}-{}".format(
+        addr, len(lens), min(lens, default=0), max(lens, default=0))]
+    short = [x for x in lens if x < n]
+    if not lens:
+        out.append("no ESP packet from {}".format(addr))
+    if short:
+        out.append("{} of {} ESP packets from {} shorter than {} bytes, first {}".format(
+            len(short), len(lens), addr, n, short[0]))
+    return out, bool(lens) and not short
+
+
 def selftest():
     """The classifier on hand-built frames; returns the number of misses."""
     eth4, eth6 = b"\0" * 12 + b"\x08\x00", b"\0" * 12 + b"\x86\xdd"
@@ -154,10 +185,25 @@ def selftest():
         (v6(17, fd00_2, udp), "ike"),
         (eth4[:12] + b"\x08\x06" + b"\0" * 28, "arp"),
     ]
+    # --esp-min-len on built frames: (frames, addr, n, verdict)
+    def esp4(src, ln):
+        return eth4 + bytes((0x45, 0)) + struct.pack("!H", ln) + bytes((0, 0, 0, 0, 64, 50, 0, 0)) + \
+            bytes(src) + bytes((10, 0, 0, 2))
+
+    def esp6(ln):
+        return eth6 + bytes((0x60, 0, 0, 0)) + struct.pack("!H", ln - 40) + bytes((50, 64)) + \
+            b"\xfd" + b"\0" * 14 + b"\x01" + fd00_2
+    lcases = [
+        ([esp4((10, 0, 0, 1), 1056), esp4((10, 0, 0, 2), 184)], "10.0.0.1", 1000, True),
+        ([esp4((10, 0, 0, 1), 1056), esp4((10, 0, 0, 1), 184)], "10.0.0.1", 1000, False),
+        ([esp4((10, 0, 0, 2), 1056)], "10.0.0.1", 1000, False),
+        ([esp6(1076)], "fd00::1", 1000, True),
+        ([esp6(224)], "fd00::1", 1000, False),
+    ]
     miss = 0
     # KTAP, as net-tests/lib/tap.sh's ktap_line writes it
     print("KTAP version 1")
-    print("1..{}".format(len(cases) + 3))
+    print("1..{}".format(len(cases) + 3 + len(lcases)))
     for i, (frame, want) in enumerate(cases):
         got = classify(frame)[0]
         ok = got == want
@@ -171,6 +217,11 @@ def selftest():
         miss += got != off
         print("{}ok {} vnet_offset of {}-byte header -> {}".format(
             "" if got == off else "not ", n, off, got))
+    for n, (frs, addr, ln, want) in enumerate(lcases, len(cases) + 4):
+        got = esp_min_len(frs, addr, ln)[1]
+        miss += got != want
+        print("{}ok {} esp_min_len {} {} -> {}".format(
+            "" if got == want else "not ", n, addr, ln, got))
     return miss
 
 
@@ -183,6 +234,7 @@ def main(argv=None):
     g.add_argument("--after-ike-only-esp", action="store_true")
     g.add_argument("--absent")
     g.add_argument("--present")
+    g.add_argument("--esp-min-len", metavar="ADDR=N")
     ap.add_argument("--vnet-hdr", default="auto")
     a = ap.parse_args(argv)
     if a.selftest:
@@ -227,6 +279,14 @@ def main(argv=None):
                 len(bad), "; ".join(bad[:5])))
             fails += 1
         return 1 if fails else 0
+    if a.esp_min_len is not None:
+        addr, _, n = a.esp_min_len.rpartition("=")
+        if not addr or not n.isdigit():
+            print("wirecheck: --esp-min-len takes ADDR=N", file=sys.stderr)
+            return 2
+        out, ok = esp_min_len(fr, addr, int(n))
+        print("\n".join(out))
+        return 0 if ok else 1
     marker = (a.absent or a.present).encode()
     hits = [i + 1 for i, f in enumerate(fr) if marker in f]
     print("frames {}, marker {!r} in {} of them".format(len(fr), marker.decode(), len(hits)))

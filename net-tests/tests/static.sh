@@ -333,7 +333,7 @@ t_group_setup_failures() {
 		got+=("$g: $(st_records "$d/$g.tsv")")
 	done
 	local want=("pair: fail:boot-pair " "integrity: fail:integrity-boot " "kernel: fail:boot-baseline "
-		"wire: fail:wire-capture-tunnel fail:wire-capture-control " "debug: ok:debug-build fail:debug-boot ")
+		"wire: fail:wire-capture-tfc-baseline fail:wire-capture-tfc-patched fail:wire-capture-tunnel fail:wire-capture-control " "debug: ok:debug-build fail:debug-boot ")
 	[[ "${got[*]}" == "${want[*]}" ]] || { reason "got '${got[*]}', want '${want[*]}'"; return 1; }
 }
 

@@ -27,6 +27,47 @@ WIRE_MARKER=SKBT-PLAINTEXT-MARKER-7e3a
 WIRE_WHY_MARKER='marker seen in cleartext'
 WIRE_WHY_CLEAR='cleartext IP packets after IKE'
 
+# Functional row tfc (net-tests/matrix.sh): with esp4_offload/esp6_offload
+# loaded before the SAs, a tunnel SA with TFC padding must pad every ESP
+# packet a sends.  The baseline does not (esp_xmit()/esp6_xmit() add no
+# TFC padding and xfrm_dev_offload_ok() lets such states take that
+# path): its capture must fail the length check for that reason, the
+# patched kernel's (series v4 patch 2) must pass it.
+WIRE_WHY_SHORT='shorter than'
+
+t_wire_tfc() { # baseline|patched
+	local k=$1 f child pad
+	pad=$(matrix_attr func tfc swanctl) || return
+	pad=${pad#*=}
+	defer_scope_push
+	RIG_WIRE_PCAP=$CHECK_DIR/wire-tfc-$k.pcap guests_start "$CHECK_DIR/wire-tfc-$k" \
+		"$RIG_KERNELS/$k"
+	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
+	ipsec_offload on
+	for f in $(matrix_values family); do
+		child=$(matrix_func_child "$f" tfc)
+		ipsec_up "$child" >&2 || { reason "SA $child not up"; return 1; }
+		guest_exec a "/usr/sbin/ip xfrm state" | grep -qw "tfcpad $pad" ||
+			{ reason "a's SA of $child has no 'tfcpad $pad' (ip xfrm state)"; return 1; }
+		guest_exec a "$(ping_cmd "$f") -c 5 -s 100 $(peer_addr "$f")" >&2 ||
+			{ reason "ping through $child failed"; return 1; }
+		ipsec_down || { reason "teardown left SAs"; return 1; }
+	done
+	defer_scope_pop
+	[[ -s "$CHECK_DIR/wire-tfc-$k.pcap" ]] || { reason "no capture written"; return 1; }
+}
+
+# wire_tfc_checks KERNEL RC WHY NAME: per family, the length check on
+# KERNEL's capture must exit RC (printing WHY).
+wire_tfc_checks() {
+	local k=$1 rc=$2 why=$3 name=$4 f min
+	min=$(matrix_attr func tfc minlen) || return
+	for f in $(matrix_values family); do
+		check "wire-tfc-$f-$name" wire_expect "$rc" "$why" "$CHECK_DIR/wire-tfc-$k.pcap" \
+			--esp-min-len "$(matrix_addr "$f" a)=$min"
+	done
+}
+
 wire_traffic() {
 	payload_check v4 tcp -n 256K --marker "$WIRE_MARKER" >&2 &&
 		payload_check v4 udp -l 100-1400 -i 300 --marker "$WIRE_MARKER" >&2
@@ -67,6 +108,12 @@ wire_expect() {
 
 group_wire() {
 	payload_build
+	if check_ok wire-capture-tfc-baseline t_wire_tfc baseline; then
+		wire_tfc_checks baseline 1 "$WIRE_WHY_SHORT" baseline-unpadded
+	fi
+	if check_ok wire-capture-tfc-patched t_wire_tfc patched; then
+		wire_tfc_checks patched 0 '' padded
+	fi
 	if check_ok wire-capture-tunnel t_wire_boot tunnel; then
 		check wire-tunnel-only-esp-after-ike wire_expect 0 '' "$CHECK_DIR/wire-tunnel.pcap" --after-ike-only-esp
 		check wire-tunnel-marker-absent wire_expect 0 '' "$CHECK_DIR/wire-tunnel.pcap" --absent "$WIRE_MARKER"
