@@ -35,11 +35,21 @@ RIG_MATRIX_SH=1
 #   proposal esp: the strongSwan ESP proposal
 #   offload  integrity=yes: the integrity group covers it
 #   link     offloads: what ethtool -k shows in the guests (pair group)
-#   func     a functional row with the ESP offload modules loaded (the
-#            wire group): mode, proposal: its child's; swanctl: one
-#            option of a's child (KEY=VALUE, '=' of its own kept);
-#            minlen: bytes every ESP packet from a must have on the
-#            wire (IP header included)
+#   func     a functional row, run with the ESP offload modules loaded
+#            (the func group; tfc also in the wire group): families: the
+#            families it runs (comma list); offload: the ESP offload
+#            modes it runs in, in order (comma list; one boot); mode,
+#            proposal: its SAs';
+#            ike: no = SAs keyed by hand by the row's setup (no swanctl
+#            child); swanctl: one option of a's child (KEY=VALUE, '=' of
+#            its own kept; - none); conn: one option of its own IKE
+#            connection FAMILY-FUNC (- none: the child is in the
+#            family's connection); setup: the row's setup in
+#            net-tests/lib/func.sh (- none); a, b: the guests' addresses
+#            on the row's own link (GRE, VXLAN), the traffic's; send:
+#            skbt-payload sender option (- none); wire: wirecheck.py
+#            check on a's address besides only-ESP and marker-absent
+#            (esp-min-len=N, esp-in-udp, esp-exthdr; - none)
 MATRIX='
 proto    tcp        plain=yes
 proto    udp        plain=yes
@@ -55,7 +65,13 @@ offload  on         integrity=yes
 offload  auto       integrity=no
 link     tap        offloads=on
 link     socket     offloads=off
-func     tfc        mode=tunnel proposal=gcm swanctl=tfc_padding=1000 minlen=1000
+func     tfc        families=v4,v6 offload=on mode=tunnel proposal=gcm ike=yes swanctl=tfc_padding=1000 conn=- setup=- send=- wire=esp-min-len=1000
+func     natt       families=v4,v6 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=encap=yes setup=- send=- wire=esp-in-udp
+func     gre        families=v4 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=gre a=10.1.0.1/24 b=10.1.0.2/24 send=- wire=-
+func     vxlan      families=v4 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=vxlan a=10.2.0.1/24 b=10.2.0.2/24 send=- wire=-
+func     nested     families=v4 offload=on mode=tunnel proposal=gcm ike=no swanctl=- conn=- setup=nested send=- wire=-
+func     exthdr     families=v6 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=- send=--hopopts wire=esp-exthdr
+func     nf         families=v4,v6 offload=off,on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=nf send=- wire=-
 '
 
 # The bench's default rows (--rows quick), rows of the table.
@@ -113,6 +129,36 @@ matrix_child() { echo "$1-$3-$2"; }
 # matrix_func_child FAMILY FUNC: a's swanctl child of a functional row
 # (e.g. v4-tfc: TFC padding on a tunnel SA).
 matrix_func_child() { echo "$1-$2"; }
+
+# matrix_func_rows FAMILY [KEY=VALUE]: the functional rows that run on
+# FAMILY and have swanctl children (ike=yes), with that attribute if given.
+matrix_func_rows() {
+	local c
+	for c in $(matrix_values func ike=yes); do
+		[[ ",$(matrix_attr func "$c" families)," == *",$1,"* ]] || continue
+		[[ -z "${2:-}" || "$(matrix_attr func "$c" "${2%%=*}")" == "${2#*=}" ]] && echo "$c"
+	done
+	return 0
+}
+
+# matrix_func_families FUNC: the families a functional row runs on.
+matrix_func_families() {
+	local l
+	l=$(matrix_attr func "$1" families) || return
+	tr , '\n' <<<"$l"
+}
+
+# matrix_connections: a's IKE connections (one per family, one per
+# functional row with a connection option of its own), for teardown.
+matrix_connections() {
+	local f c
+	for f in ${MATRIX_VALUES[family]}; do
+		echo "$f"
+		for c in $(matrix_func_rows "$f"); do
+			[[ "$(matrix_attr func "$c" conn)" == - ]] || matrix_func_child "$f" "$c"
+		done
+	done
+}
 
 # matrix_esp: "FAMILY MODE PROPOSAL", every ESP configuration, in order.
 matrix_esp() {
@@ -201,19 +247,40 @@ swanctl_conf() {
 						"$(matrix_child "$f" "$m" "$c")" "$m" "$(matrix_attr proposal "$c" esp)"
 				done
 			done
-			for c in ${MATRIX_VALUES[func]:-}; do
-				m=$(matrix_attr func "$c" swanctl)
-				printf '\t\t\t%s {\n\t\t\t\tmode = %s\n\t\t\t\tesp_proposals = %s\n\t\t\t\t%s = %s\n\t\t\t}\n' \
-					"$(matrix_func_child "$f" "$c")" "$(matrix_attr func "$c" mode)" \
-					"$(matrix_attr proposal "$(matrix_attr func "$c" proposal)" esp)" "${m%%=*}" "${m#*=}"
+			for c in $(matrix_func_rows "$f" conn=-); do
+				func_child_conf "$f" "$c"
 			done
 		else
 			printf '\t\t\t%s-any {\n\t\t\t\tmode = transport\n\t\t\t\tesp_proposals = %s\n\t\t\t}\n' \
 				"$f" "$(IFS=,; echo "${props[*]}" | sed 's/,/, /g')"
 		fi
 		printf '\t\t}\n\t}\n'
+		[[ "$role" == initiator ]] || continue
+		# Rows with a connection option of their own: their own
+		# connection FAMILY-FUNC (b's FAMILY connection answers it).
+		for c in $(matrix_func_rows "$f"); do
+			[[ "$(matrix_attr func "$c" conn)" != - ]] || continue
+			m=$(matrix_attr func "$c" conn)
+			printf '\t%s {\n\t\tversion = 2\n\t\tlocal_addrs = %s\n\t\tremote_addrs = %s\n\t\t%s = %s\n' \
+				"$(matrix_func_child "$f" "$c")" "$(matrix_addr "$f" "$me")" "$(matrix_addr "$f" "$peer")" \
+				"${m%%=*}" "${m#*=}"
+			printf '\t\tlocal { auth = psk }\n\t\tremote { auth = psk }\n\t\tchildren {\n'
+			func_child_conf "$f" "$c"
+			printf '\t\t}\n\t}\n'
+		done
 	done
 	printf '}\n\ninclude conf.d/*.conf\n'
+}
+
+# func_child_conf FAMILY FUNC: a's swanctl child of a functional row.
+func_child_conf() {
+	local o
+	o=$(matrix_attr func "$2" swanctl) || return
+	printf '\t\t\t%s {\n\t\t\t\tmode = %s\n\t\t\t\tesp_proposals = %s\n' \
+		"$(matrix_func_child "$1" "$2")" "$(matrix_attr func "$2" mode)" \
+		"$(matrix_attr proposal "$(matrix_attr func "$2" proposal)" esp)"
+	[[ "$o" == - ]] || printf '\t\t\t\t%s = %s\n' "${o%%=*}" "${o#*=}"
+	printf '\t\t\t}\n'
 }
 
 # --- the benchmark's rows ---

@@ -2,8 +2,8 @@
 """Check a capture of the guest link (QEMU filter-dump, pcap, Ethernet).
 
   wirecheck.py PCAP --after-ike-only-esp
-      every IPv4/IPv6 packet from the first IKE packet on is ESP (proto 50)
-      or IKE (UDP 500/4500).  Allowed besides: ARP, ICMPv6 neighbour
+      every IPv4/IPv6 packet from the first IKE packet on is ESP (proto 50,
+      or in UDP 4500 behind a non-zero SPI) or IKE (UDP 500/4500).  Allowed besides: ARP, ICMPv6 neighbour
       discovery and link-scope multicast membership reports (IPv6 MLD to
       ff02::/16, IPv4 IGMP to 224.0.0.0/24): the SA's traffic selectors
       never cover them, and the kernel sends them on its own timers
@@ -14,6 +14,16 @@
       there are ESP packets from ADDR (IPv4 or IPv6 source), and every
       one is at least N bytes long (IP header included: IPv4 total
       length, IPv6 40 + payload length): TFC padding seen on the wire
+  wirecheck.py PCAP --only-esp
+      every IPv4/IPv6 packet of the capture is ESP or IKE (the allowed
+      kinds above besides), and there is ESP: SAs keyed by hand, no IKE
+  wirecheck.py PCAP --esp-in-udp ADDR
+      ADDR's ESP is UDP-encapsulated (RFC 3948: UDP 4500, a non-zero SPI
+      where IKE has its zero marker): some such packets, no bare ESP
+  wirecheck.py PCAP --esp-exthdr ADDR
+      there are ESP packets from the IPv6 address ADDR, and each has an
+      extension header (hop-by-hop, routing, destination options) in
+      front of its ESP header
 
   --vnet-hdr auto|N   bytes of virtio-net header before each Ethernet
       frame (default auto).  QEMU 7.2's filter-dump on a tap netdev with
@@ -92,49 +102,78 @@ def vnet_offset(frs):
     return best
 
 
+EXTHDRS = (0, 43, 60)    # IPv6 hop-by-hop, routing, destination options
+
+
+def ip_parse(fr):
+    """(source address, IP length, protocol, L4 bytes, extension headers
+    walked) of an IPv4/IPv6 frame, or None.  IPv6 extension headers are
+    skipped to the protocol behind them."""
+    if len(fr) < 14:
+        return None
+    etype, p = struct.unpack("!H", fr[12:14])[0], fr[14:]
+    if etype == 0x0800 and len(p) >= 20:
+        return (str(ipaddress.ip_address(p[12:16])), struct.unpack("!H", p[2:4])[0],
+                p[9], p[(p[0] & 0xf) * 4:], 0)
+    if etype == 0x86dd and len(p) >= 40:
+        proto, l4, n = p[6], p[40:], 0
+        while proto in EXTHDRS and len(l4) >= 2:
+            proto, l4, n = l4[0], l4[(l4[1] + 1) * 8:], n + 1
+        return (str(ipaddress.ip_address(p[8:24])), 40 + struct.unpack("!H", p[4:6])[0],
+                proto, l4, n)
+    return None
+
+
 def classify(fr):
     """Return (kind, detail): arp, nd, mld, igmp, ike, esp, other, nonip."""
     if len(fr) < 14:
         return "nonip", "short"
     etype = struct.unpack("!H", fr[12:14])[0]
-    p = fr[14:]
     if etype == 0x0806:
         return "arp", ""
-    if etype == 0x0800 and len(p) >= 20:
-        proto, ihl = p[9], (p[0] & 0xf) * 4
-        l4 = p[ihl:]
-        if proto == 2 and p[16:19] == bytes((224, 0, 0)):
-            return "igmp", ""
-    elif etype == 0x86dd and len(p) >= 40:
-        proto, l4 = p[6], p[40:]
-        if proto == 0 and len(l4) >= 2:       # hop-by-hop options
-            proto, l4 = l4[0], l4[(l4[1] + 1) * 8:]
+    ip = ip_parse(fr)
+    if ip is None:
+        return "nonip", hex(etype)
+    _, _, proto, l4, _ = ip
+    p = fr[14:]
+    if etype == 0x0800 and proto == 2 and p[16:19] == bytes((224, 0, 0)):
+        return "igmp", ""
+    if etype == 0x86dd:
         if proto == 58 and l4 and l4[0] in ND:
             return "nd", ""
         if proto == 58 and l4 and l4[0] in MLD and p[24:26] == b"\xff\x02":
             return "mld", ""
-    else:
-        return "nonip", hex(etype)
     if proto == 50:
         return "esp", ""
     if proto == 17 and len(l4) >= 4:
         sport, dport = struct.unpack("!HH", l4[:4])
+        if 4500 in (sport, dport) and len(l4) >= 12 and l4[8:12] != b"\0\0\0\0":
+            return "esp", "in UDP"    # RFC 3948: a non-zero SPI, not IKE's marker
         if {sport, dport} & {500, 4500}:
             return "ike", ""
         return "other", "udp {}->{}".format(sport, dport)
     return "other", "ip proto {}".format(proto)
 
 
-def esp_source_len(fr):
-    """(source address as text, IP length) of an ESP frame, else None."""
-    if len(fr) < 14:
+def esp_info(fr):
+    """(source, IP length, 'bare' or 'udp', extension headers) of an ESP
+    frame (bare, or in UDP 4500 with a non-zero SPI), else None."""
+    ip = ip_parse(fr)
+    if ip is None:
         return None
-    etype, p = struct.unpack("!H", fr[12:14])[0], fr[14:]
-    if etype == 0x0800 and len(p) >= 20 and p[9] == 50:
-        return str(ipaddress.ip_address(p[12:16])), struct.unpack("!H", p[2:4])[0]
-    if etype == 0x86dd and len(p) >= 40 and p[6] == 50:
-        return str(ipaddress.ip_address(p[8:24])), 40 + struct.unpack("!H", p[4:6])[0]
+    src, ln, proto, l4, n = ip
+    if proto == 50:
+        return src, ln, "bare", n
+    if proto == 17 and len(l4) >= 12 and 4500 in struct.unpack("!HH", l4[:4]) \
+            and l4[8:12] != b"\0\0\0\0":
+        return src, ln, "udp", n
     return None
+
+
+def esp_source_len(fr):
+    """(source address as text, IP length) of a bare ESP frame, else None."""
+    e = esp_info(fr)
+    return (e[0], e[1]) if e and e[2] == "bare" else None
 
 
 def esp_min_len(fr, addr, n):
@@ -149,6 +188,32 @@ def esp_min_len(fr, addr, n):
         out.append("{} of {} ESP packets from {} shorter than {} bytes, first {}".format(
             len(short), len(lens), addr, n, short[0]))
     return out, bool(lens) and not short
+
+
+def esp_in_udp(fr, addr):
+    """Lines and verdict of --esp-in-udp."""
+    kinds = [x[2] for x in map(esp_info, fr) if x and x[0] == addr]
+    udp, bare = kinds.count("udp"), kinds.count("bare")
+    out = ["ESP packets from {}: {} in UDP 4500, {} bare".format(addr, udp, bare)]
+    if not udp:
+        out.append("no UDP-encapsulated ESP packet from {}".format(addr))
+    if bare:
+        out.append("{} bare ESP packets from {} (not UDP-encapsulated)".format(bare, addr))
+    return out, udp > 0 and not bare
+
+
+def esp_exthdr(fr, addr):
+    """Lines and verdict of --esp-exthdr."""
+    ns = [x[3] for x in map(esp_info, fr) if x and x[0] == addr]
+    without = sum(1 for n in ns if not n)
+    out = ["ESP packets from {}: {}, {} behind an extension header".format(
+        addr, len(ns), len(ns) - without)]
+    if not ns:
+        out.append("no ESP packet from {}".format(addr))
+    if without:
+        out.append("{} of {} ESP packets from {} without an extension header".format(
+            without, len(ns), addr))
+    return out, bool(ns) and not without
 
 
 def selftest():
@@ -171,6 +236,8 @@ def selftest():
         (v4(50, (10, 0, 0, 2)), "esp"),
         (v4(17, (10, 0, 0, 2), udp), "ike"),
         (v4(17, (10, 0, 0, 2), struct.pack("!HH", 4500, 4500)), "ike"),
+        (v4(17, (10, 0, 0, 2), struct.pack("!HHHHI", 4500, 4500, 0, 0, 0)), "ike"),
+        (v4(17, (10, 0, 0, 2), struct.pack("!HHHHI", 4500, 4500, 0, 0, 0x1234)), "esp"),
         (v4(6, (10, 0, 0, 2)), "other"),
         (v4(17, (10, 0, 0, 2), struct.pack("!HH", 5201, 5201)), "other"),
         (v4(2, (224, 0, 0, 22)), "igmp"),
@@ -183,6 +250,8 @@ def selftest():
         (v6(58, fd00_2, bytes((128, 0))), "other"),
         (v6(50, fd00_2), "esp"),
         (v6(17, fd00_2, udp), "ike"),
+        (v6(60, fd00_2, bytes((50, 0, 1, 4, 0, 0, 0, 0))), "esp"),
+        (v6(0, fd00_2, bytes((43, 0, 1, 4, 0, 0, 0, 0, 6, 0, 1, 4, 0, 0, 0, 0))), "other"),
         (eth4[:12] + b"\x08\x06" + b"\0" * 28, "arp"),
     ]
     # --esp-min-len on built frames: (frames, addr, n, verdict)
@@ -200,10 +269,29 @@ def selftest():
         ([esp6(1076)], "fd00::1", 1000, True),
         ([esp6(224)], "fd00::1", 1000, False),
     ]
+    # --esp-in-udp and --esp-exthdr on built frames: (fn, frames, addr, verdict)
+    natt = struct.pack("!HHHH", 4500, 4500, 0, 0)
+
+    def esp4u(spi):
+        return eth4 + bytes((0x45, 0, 0, 60, 0, 0, 0, 0, 64, 17, 0, 0)) + \
+            bytes((10, 0, 0, 1, 10, 0, 0, 2)) + natt + struct.pack("!I", spi)
+
+    def esp6x(nh):   # nh: the extension header in front of ESP, None: none
+        ext = b"" if nh is None else bytes((50, 0, 1, 4, 0, 0, 0, 0))
+        return eth6 + bytes((0x60, 0, 0, 0)) + struct.pack("!H", 100) + \
+            bytes((50 if nh is None else nh, 64)) + b"\xfd" + b"\0" * 14 + b"\x01" + fd00_2 + ext
+    ecases = [
+        (esp_in_udp, [esp4u(0x1234)], "10.0.0.1", True),
+        (esp_in_udp, [esp4u(0x1234), esp4((10, 0, 0, 1), 184)], "10.0.0.1", False),
+        (esp_in_udp, [esp4u(0)], "10.0.0.1", False),            # IKE marker: not ESP
+        (esp_exthdr, [esp6x(0), esp6x(60)], "fd00::1", True),
+        (esp_exthdr, [esp6x(0), esp6x(None)], "fd00::1", False),
+        (esp_exthdr, [esp4u(0x1234)], "fd00::1", False),
+    ]
     miss = 0
     # KTAP, as net-tests/lib/tap.sh's ktap_line writes it
     print("KTAP version 1")
-    print("1..{}".format(len(cases) + 3 + len(lcases)))
+    print("1..{}".format(len(cases) + 3 + len(lcases) + len(ecases)))
     for i, (frame, want) in enumerate(cases):
         got = classify(frame)[0]
         ok = got == want
@@ -222,6 +310,11 @@ def selftest():
         miss += got != want
         print("{}ok {} esp_min_len {} {} -> {}".format(
             "" if got == want else "not ", n, addr, ln, got))
+    for n, (fn, frs, addr, want) in enumerate(ecases, len(cases) + 4 + len(lcases)):
+        got = fn(frs, addr)[1]
+        miss += got != want
+        print("{}ok {} {} {} -> {}".format(
+            "" if got == want else "not ", n, fn.__name__, addr, got))
     return miss
 
 
@@ -235,6 +328,9 @@ def main(argv=None):
     g.add_argument("--absent")
     g.add_argument("--present")
     g.add_argument("--esp-min-len", metavar="ADDR=N")
+    g.add_argument("--only-esp", action="store_true")
+    g.add_argument("--esp-in-udp", metavar="ADDR")
+    g.add_argument("--esp-exthdr", metavar="ADDR")
     ap.add_argument("--vnet-hdr", default="auto")
     a = ap.parse_args(argv)
     if a.selftest:
@@ -253,8 +349,9 @@ def main(argv=None):
         print("{}-byte virtio-net header before each frame ({}): stripped".format(
             off, "detected" if a.vnet_hdr == "auto" else "--vnet-hdr"))
         fr = [f[off:] for f in fr]
-    if a.after_ike_only_esp:
-        seen_ike = False
+    if a.after_ike_only_esp or a.only_esp:
+        seen_ike = a.only_esp
+        where = "in the capture" if a.only_esp else "after first IKE"
         counts, bad = {}, []
         for i, f in enumerate(fr):
             kind, det = classify(f)
@@ -264,7 +361,7 @@ def main(argv=None):
             counts[kind] = counts.get(kind, 0) + 1
             if kind == "other":
                 bad.append("frame {}: {}".format(i + 1, det))
-        print("frames {} after first IKE: {}".format(len(fr), counts))
+        print("frames {} {}: {}".format(len(fr), where, counts))
         # Every reason that holds is printed (callers match the one they
         # expect: a control run in the clear must fail for its cleartext).
         fails = 0
@@ -272,13 +369,23 @@ def main(argv=None):
             print("no IKE packet in the capture")
             fails += 1
         elif not counts.get("esp"):
-            print("no ESP packet after IKE")
+            print("no ESP packet {}".format("in the capture" if a.only_esp else "after IKE"))
             fails += 1
         if bad:
-            print("{} cleartext IP packets after IKE, first: {}".format(
-                len(bad), "; ".join(bad[:5])))
+            print("{} cleartext IP packets {}, first: {}".format(
+                len(bad), "in the capture" if a.only_esp else "after IKE", "; ".join(bad[:5])))
             fails += 1
         return 1 if fails else 0
+    for addr, fn in ((a.esp_in_udp, esp_in_udp), (a.esp_exthdr, esp_exthdr)):
+        if addr is not None:
+            try:
+                ipaddress.ip_address(addr)
+            except ValueError:
+                print("wirecheck: '{}' is not an IP address".format(addr), file=sys.stderr)
+                return 2
+            out, ok = fn(fr, addr)
+            print("\n".join(out))
+            return 0 if ok else 1
     if a.esp_min_len is not None:
         addr, _, n = a.esp_min_len.rpartition("=")
         if not addr or not n.isdigit():

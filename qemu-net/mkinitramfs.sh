@@ -25,7 +25,9 @@ kdir=${RIG_OPERANDS[0]}
 [[ -f "$kdir/info" ]] || usage_error "$kdir is not an installed kernel (no info file)"
 
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
-	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool)
+	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool /usr/sbin/xtables-legacy-multi)
+# iptables' match and target extensions (the func group's netfilter row)
+xtables=/usr/lib/x86_64-linux-gnu/xtables
 plugins=(random nonce openssl kdf pem pkcs1 x509 pubkey kernel-netlink
 	socket-default vici updown)
 for b in "${bins[@]}"; do
@@ -39,7 +41,7 @@ ukey=$({
 	swanctl_conf responder
 	printf '%s\n' "${plugins[@]}"
 	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
-		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool libc6 2>/dev/null
+		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool iptables libc6 2>/dev/null
 } | sha)
 ucpio=$RIG_CACHE/initramfs/userspace-$ukey.cpio.gz
 
@@ -60,9 +62,16 @@ build_userspace() {
 	for p in "${plugins[@]}"; do
 		elves+=("/usr/lib/ipsec/plugins/libstrongswan-$p.so")
 	done
+	[[ -d "$xtables" ]] || die "$E_PKG" "$xtables missing: run qemu-net/install-deps.sh"
+	elves+=("$xtables"/*.so)
 	for f in "${elves[@]}"; do
 		mkdir -p "$root$(dirname "$f")"
 		cp -L "$f" "$root$f"
+	done
+	# iptables-legacy by the names the rig calls (the multi binary
+	# dispatches on its name)
+	for f in iptables ip6tables; do
+		ln -sf xtables-legacy-multi "$root/usr/sbin/$f"
 	done
 	# Libraries the ELF files need, the dynamic loader, and libgcc_s
 	# (glibc dlopens it for thread cancellation; charon needs it).

@@ -84,11 +84,11 @@ ipsec_check_up() {
 	done
 }
 
-# ipsec_down: every IKE SA (one connection per family) terminated, no
-# SA or policy left in either guest.
+# ipsec_down: every IKE SA (a's connections: matrix_connections)
+# terminated, no SA or policy left in either guest.
 ipsec_down() {
 	local g out ikes
-	ikes=$(matrix_values family | tr '\n' ' ')
+	ikes=$(matrix_connections | tr '\n' ' ')
 	for g in a b; do
 		out=$(guest_exec -t "$RIG_IKE_DOWN_TIMEOUT" "$g" "$G/ike.sh down $ikes") || {
 			printf '%s\n' "$out" >&2

@@ -14,12 +14,16 @@ payload_build() {
 		die "$E_BUILD" "net-tests/tools does not build"
 }
 
-# payload_check FAMILY tcp|udp [sender options...]: prints both sides'
-# summary lines; returns 0 only if every byte arrived intact.
+# payload_check [--to ADDR] FAMILY tcp|udp [sender options...]: prints
+# both sides' summary lines; returns 0 only if every byte arrived intact.
+# To b's address of FAMILY, or to ADDR (an address of b's on another
+# link, e.g. a GRE tunnel's).
 payload_check() {
-	local fam=$1 proto=$2 peer opts='' rdir=$GUEST_RUN/b port=7000 o
+	local fam proto peer='' opts='' rdir=$GUEST_RUN/b port=7000 o
+	[[ "$1" != --to ]] || { peer=$2; shift 2; }
+	fam=$1 proto=$2
 	shift 2
-	peer=$(peer_addr "$fam")
+	[[ -n "$peer" ]] || peer=$(peer_addr "$fam")
 	o=$(family_opt "$fam")
 	[[ -z "$o" ]] || opts+=" $o"
 	[[ "$proto" == udp ]] && { opts+=" -u"; port=7001; }

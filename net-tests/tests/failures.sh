@@ -62,7 +62,7 @@ t_fail_patch() {
 
 # bench.sh --series with a patch that does not apply fails before any
 # build or boot, exit 5, naming the patch, with git's reject, also when
-# the baseline (here patch 5 alone, not built by the other groups) would
+# the baseline (here the last patch alone, not built by the other groups) would
 # need a build first; a baseline series without a series file, likewise.
 t_fail_bench_series() {
 	local p=$CHECK_DIR/bad-series t0=$SECONDS

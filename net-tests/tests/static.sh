@@ -1484,7 +1484,8 @@ family   v9         a=192.0.2.1 b=192.0.2.9 plen=28 opt=- offload_mod=esp9_offlo
 	got+=("rows: $(st_n . "$d/rows") $(st_n -x 'tcp-v4-transport-ccm-off' "$d/rows") $(st_n -x 'udp-v9-tunnel-gcm-auto' "$d/rows") $(st_n -x 'tcp-v9-plain' "$d/rows")")
 	want+=("rows: 168 1 1 1")
 	got+=("initiator: $(st_n -E '^\s+[a-z0-9]+-[a-z]+-(transport|tunnel) \{' <<<"$ini") $(st_n 'v4-ccm-tunnel {' <<<"$ini") $(st_n 'remote_addrs = 198.51.100.3' <<<"$ini") $(st_n 'local_addrs = 192.0.2.1' <<<"$ini")")
-	want+=("initiator: 18 1 1 1")
+	# remote_addrs twice: the v4 connection and the natt row's own
+	want+=("initiator: 18 1 2 1")
 	got+=("responder: $(st_n 'esp_proposals = aes128gcm16, aes128-sha256, aes128ccm16' <<<"$res") $(st_n 'v9-any {' <<<"$res") $(st_n 'local_addrs = 198.51.100.3' <<<"$res")")
 	want+=("responder: 3 1 1")
 	got+=("addresses: $(cat "$d/peer-v4") $(tr '\n' ' ' <"$d/guest-b.env")")
@@ -1493,7 +1494,7 @@ family   v9         a=192.0.2.1 b=192.0.2.9 plen=28 opt=- offload_mod=esp9_offlo
 	want+=("integrity: 36 1 1")
 	got+=("pair: $(st_n '^ike-' "$d/tests") $(st_n -x 'ike-v4-ccm-transport' "$d/tests") $(st_n -x 'ike-v9-gcm-tunnel' "$d/tests")")
 	want+=("pair: 18 1 1")
-	got+=("ike.sh: $(st_n '/ike.sh offload off esp4_offload esp6_offload esp9_offload $' "$d/guest-jobs") $(st_n '/ike.sh down v4 v6 v9 $' "$d/guest-jobs")")
+	got+=("ike.sh: $(st_n '/ike.sh offload off esp4_offload esp6_offload esp9_offload $' "$d/guest-jobs") $(st_n '/ike.sh down v4 v4-natt v6 v6-natt v9 $' "$d/guest-jobs")")
 	want+=("ike.sh: 4 2")
 	local i
 	for i in "${!want[@]}"; do

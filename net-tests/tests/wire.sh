@@ -44,7 +44,7 @@ t_wire_tfc() { # baseline|patched
 		"$RIG_KERNELS/$k"
 	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 	ipsec_offload on
-	for f in $(matrix_values family); do
+	for f in $(matrix_func_families tfc); do
 		child=$(matrix_func_child "$f" tfc)
 		ipsec_up "$child" >&2 || { reason "SA $child not up"; return 1; }
 		guest_exec a "/usr/sbin/ip xfrm state" | grep -qw "tfcpad $pad" ||
@@ -61,8 +61,9 @@ t_wire_tfc() { # baseline|patched
 # KERNEL's capture must exit RC (printing WHY).
 wire_tfc_checks() {
 	local k=$1 rc=$2 why=$3 name=$4 f min
-	min=$(matrix_attr func tfc minlen) || return
-	for f in $(matrix_values family); do
+	min=$(matrix_attr func tfc wire) || return
+	min=${min#esp-min-len=}
+	for f in $(matrix_func_families tfc); do
 		check "wire-tfc-$f-$name" wire_expect "$rc" "$why" "$CHECK_DIR/wire-tfc-$k.pcap" \
 			--esp-min-len "$(matrix_addr "$f" a)=$min"
 	done

@@ -94,6 +94,7 @@ struct opts {
 	const char *marker;
 	size_t mlen;
 	int64_t corrupt_at, drop_at;
+	int hopopts;
 };
 
 /* ---- generator ---------------------------------------------------------- */
@@ -810,6 +811,17 @@ static int do_recv(const struct opts *o)
 
 /* ---- sender ------------------------------------------------------------- */
 
+/* --hopopts: an IPv6 hop-by-hop options header (one PadN option) on every
+ * packet of the socket, so the packets carry an extension header in front
+ * of what follows the IPv6 header (ESP, in transport mode).
+ */
+static int set_hopopts(int fd)
+{
+	static const uint8_t hbh[8] = { 0, 0, 1, 4, 0, 0, 0, 0 };
+
+	return setsockopt(fd, IPPROTO_IPV6, IPV6_HOPOPTS, hbh, sizeof(hbh));
+}
+
 /* connect, retrying ECONNREFUSED (receiver not up yet) until the timeout */
 static int connect_to(const struct opts *o, const struct sockaddr_storage *ss,
 		      socklen_t len)
@@ -826,7 +838,7 @@ static int connect_to(const struct opts *o, const struct sockaddr_storage *ss,
 			errmsg("socket: %s", strerror(errno));
 			return -1;
 		}
-		if (set_nonblock(fd)) {
+		if (set_nonblock(fd) || (o->hopopts && set_hopopts(fd))) {
 			err = errno;
 		} else if (connect(fd, (const struct sockaddr *)ss, len) == 0) {
 			return fd;
@@ -1067,7 +1079,7 @@ static void usage(FILE *f)
 "usage: %s recv -p PORT [-6] [-u] [-b ADDR] [-t TIMEOUT_S] [-n EXPECT]\n"
 "       %s send -c HOST -p PORT [-6] [-u] [-s SEED] [-n BYTES]\n"
 "                    [-w WRITESIZES] [-l UDPSIZES] [-r N] [-i USEC]\n"
-"                    [-t TIMEOUT_S] [--marker STRING]\n"
+"                    [-t TIMEOUT_S] [--marker STRING] [--hopopts]\n"
 "                    [--corrupt-at N] [--drop-at N]\n"
 "\n"
 "Send a seeded pseudo-random byte stream, verify every byte on the receiver.\n"
@@ -1100,6 +1112,8 @@ static void usage(FILE *f)
 "  -t SEC      connect/progress timeout; refused connects are retried (30)\n"
 "  --marker S  put ASCII string S (1-%d bytes) at every %d-byte boundary of\n"
 "              the payload; carried in the header, verified by the receiver\n"
+"  --hopopts   IPv6: a hop-by-hop options header (PadN) on every packet\n"
+"              (IPV6_HOPOPTS; needs CAP_NET_RAW)\n"
 "  --corrupt-at N  self-test: TCP flips payload byte N, UDP flips the last\n"
 "              byte of datagram N; the receiver must report result=fail\n"
 "  --drop-at N self-test: UDP does not send datagram N (receiver: lost=1)\n"
@@ -1133,6 +1147,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "marker", required_argument, NULL, 'M' },
 		{ "corrupt-at", required_argument, NULL, 'C' },
 		{ "drop-at", required_argument, NULL, 'D' },
+		{ "hopopts", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ws = "1,7,100,1000,1448,4096,65536", *us = "1-1472";
@@ -1202,6 +1217,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return bad_arg(c, optarg);
 			*(c == 'C' ? &o->corrupt_at : &o->drop_at) = (int64_t)v;
 			break;
+		case 'H': o->hopopts = 1; break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -1225,6 +1241,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->recv)
 		return 0;
+	if (o->hopopts && !o->v6 && !strchr(o->host, ':')) {
+		errmsg("--hopopts is for IPv6 only");
+		return 2;
+	}
 	if (o->drop_at >= 0 && !o->udp) {
 		errmsg("--drop-at is for UDP (-u) only");
 		return 2;

@@ -1,0 +1,149 @@
+# shellcheck shell=bash
+# The setups of the functional rows (net-tests/matrix.sh, dimension func),
+# run on the host against the booted pair.  A row's setup NAME has
+#   func_NAME_up FAMILY      before its traffic; may set FUNC_PEER, the
+#                            address the traffic goes to (default: b's)
+#   func_NAME_check FAMILY   after its traffic (optional): the setup did
+#                            what the row is for; prints what it counted
+#   func_NAME_down FAMILY    after its check
+# Each returns non-zero with its reason on stderr.  Guest commands use
+# full paths (the guests' PATH has no /usr/sbin).
+
+[[ -z "${RIG_FUNC_SH:-}" ]] || return 0
+RIG_FUNC_SH=1
+# shellcheck source=net-tests/lib/ipsec.sh
+. "$(dirname "${BASH_SOURCE[0]}")/ipsec.sh"
+
+IP=/usr/sbin/ip
+FUNC_PEER=
+
+# func_link_up ROW FAMILY KIND ARGS: a link of KIND (gre, vxlan) between
+# a and b over the family's addresses, with the row's own addresses (a=,
+# b= of the row), MTU 1400 so that an ESP packet of a full inner frame
+# stays within the guest link's 1500.
+func_link_up() {
+	local row=$1 f=$2 kind=$3 largs=$4 g me peer
+	for g in a b; do
+		[[ "$g" == a ]] && peer=b || peer=a
+		me=$(matrix_attr func "$row" "$g") || return
+		guest_exec "$g" "modprobe $([[ $kind == gre ]] && echo ip_gre || echo vxlan) &&
+			$IP link add rig$kind type $kind $largs local $(matrix_addr "$f" "$g") remote $(matrix_addr "$f" "$peer") &&
+			$IP link set rig$kind mtu 1400 up && $IP addr add $me dev rig$kind" >&2 ||
+			{ echo "could not set up the $kind link on $g" >&2; return 1; }
+	done
+	FUNC_PEER=$(matrix_attr func "$row" b) || return
+	FUNC_PEER=${FUNC_PEER%/*}
+}
+
+func_link_down() {
+	local g
+	for g in a b; do
+		guest_exec "$g" "$IP link del rig$1" >&2 || { echo "could not remove rig$1 on $g" >&2; return 1; }
+	done
+}
+
+# GRE over IPsec: GRE (IP protocol 47) between the guests' addresses is
+# covered by the host-to-host transport SA.
+func_gre_up() { func_link_up gre "$1" gre ''; }
+func_gre_down() { func_link_down gre; }
+
+# VXLAN over IPsec: UDP 4789 between the guests' addresses, same SA.
+func_vxlan_up() { func_link_up vxlan "$1" vxlan 'id 42 dstport 4789'; }
+func_vxlan_down() { func_link_down vxlan; }
+
+# Netfilter matching ESP on both sides: a counts ESP leaving (OUTPUT) and
+# the TCP it encrypts (policy match, out), b counts ESP arriving (INPUT)
+# and the TCP it decrypted (policy match, in).
+func_nf_ipt() { [[ "$1" == v6 ]] && echo /usr/sbin/ip6tables || echo /usr/sbin/iptables; }
+func_nf_up() {
+	local ipt
+	ipt=$(func_nf_ipt "$1")
+	if ! guest_exec a "$ipt -A OUTPUT -p esp -j ACCEPT && $ipt -A OUTPUT -p tcp -m policy --dir out --pol ipsec -j ACCEPT" >&2 ||
+		! guest_exec b "$ipt -A INPUT -p esp -j ACCEPT && $ipt -A INPUT -p tcp -m policy --dir in --pol ipsec -j ACCEPT" >&2; then
+		echo "could not add the $ipt rules" >&2
+		return 1
+	fi
+}
+# The rules' packet counts (prints "a OUTPUT esp=N ipsec-tcp=N" and b's):
+# both of a's and b's policy rule matched; b's ESP rule matched without
+# the offload modules, and with them matched nothing: the ESP offload
+# module's GRO handler (esp4_gro_receive()/esp6_gro_receive())
+# decrypts ESP before the IP layer, so LOCAL_IN sees only the decrypted
+# packet (a rule dropping ESP on INPUT no longer drops it).  Should that
+# change, this check says so.
+func_nf_check() {
+	local ipt g chain n
+	ipt=$(func_nf_ipt "$1")
+	for g in a b; do
+		[[ "$g" == a ]] && chain=OUTPUT || chain=INPUT
+		n=$(guest_exec "$g" "$ipt -L $chain -v -x -n" | awk 'NR > 2 {printf "%s ", $1}') ||
+			{ echo "$ipt -L $chain failed on $g" >&2; return 1; }
+		read -r -a n <<<"$n"
+		echo "$g $chain esp=${n[0]:-none} ipsec-tcp=${n[1]:-none} (offload $FUNC_OFFLOAD)"
+		[[ "${n[1]:-0}" -gt 0 ]] ||
+			{ echo "$ipt policy rule on $g's $chain matched nothing" >&2; return 1; }
+		if [[ "$g" == a || "$FUNC_OFFLOAD" == off ]]; then
+			[[ "${n[0]:-0}" -gt 0 ]] ||
+				{ echo "$ipt ESP rule on $g's $chain matched nothing" >&2; return 1; }
+		else
+			[[ "${n[0]:-x}" == 0 ]] ||
+				{ echo "$ipt ESP rule on b's INPUT matched ${n[0]:-none} packets with the offload module loaded (ESP GRO decrypted them before LOCAL_IN until now)" >&2; return 1; }
+		fi
+	done
+}
+func_nf_down() {
+	local ipt
+	ipt=$(func_nf_ipt "$1")
+	guest_exec a "$ipt -F OUTPUT" >&2 && guest_exec b "$ipt -F INPUT" >&2
+}
+
+# Nested SAs, transport in tunnel, keyed by hand (strongSwan does not
+# negotiate bundles): per direction a transport SA (SPI 0x1xx) inside a
+# tunnel SA (0x2xx) between the same two addresses, the row's proposal
+# (rfc4106(gcm(aes)), fresh keys each run), one policy per direction with
+# both templates.  The inner ESP packet a tunnel SA decapsulated needs no
+# policy of its own (ESP's protocol handler is no_policy); the payload's
+# policy check wants both SAs in the sec_path, which the ESP GRO path
+# loses without the series' nested-SA fix (XfrmInTmplMismatch).
+func_nested_up() {
+	local f=$1 g me peer key keyed='' src dst spi i=0
+	local A B
+	A=$(matrix_addr "$f" a) B=$(matrix_addr "$f" b)
+	for src in "$A" "$B"; do
+		[[ "$src" == "$A" ]] && dst=$B || dst=$A
+		for spi in 1 2; do
+			i=$((i + 1))
+			key=$(od -An -tx1 -N20 /dev/urandom | tr -d ' \n')
+			keyed+="$IP xfrm state add src $src dst $dst proto esp spi 0x${spi}0$i"
+			keyed+=" mode $([[ $spi == 1 ]] && echo transport || echo tunnel)"
+			keyed+=" aead 'rfc4106(gcm(aes))' 0x$key 128 && "
+		done
+	done
+	for g in a b; do
+		me=$(matrix_addr "$f" "$g")
+		[[ "$g" == a ]] && peer=$B || peer=$A
+		guest_exec "$g" "$keyed
+			$IP xfrm policy add src $me dst $peer dir out \
+				tmpl src $me dst $peer proto esp mode transport \
+				tmpl src $me dst $peer proto esp mode tunnel &&
+			$IP xfrm policy add src $peer dst $me dir in \
+				tmpl src $peer dst $me proto esp mode transport \
+				tmpl src $peer dst $me proto esp mode tunnel" >&2 ||
+			{ echo "could not key the nested SAs on $g" >&2; return 1; }
+	done
+}
+# Each of a's four SAs carried packets.
+func_nested_check() {
+	local n
+	n=$(guest_exec a "$IP -s xfrm state" |
+		awk '/^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/,"",$2); if ($2 > 0) k++} END{print k+0}')
+	echo "a: $n of 4 nested SAs carried packets"
+	[[ "$n" == 4 ]] || { echo "only $n of a's 4 nested SAs carried packets" >&2; return 1; }
+}
+func_nested_down() {
+	local g
+	for g in a b; do
+		guest_exec "$g" "$IP xfrm policy flush && $IP xfrm state flush" >&2 ||
+			{ echo "could not flush the nested SAs on $g" >&2; return 1; }
+	done
+}
