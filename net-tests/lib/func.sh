@@ -17,6 +17,30 @@ RIG_FUNC_SH=1
 IP=/usr/sbin/ip
 FUNC_PEER=
 
+# func_row_up ROW FAMILY: the row's SAs (its swanctl child, unless the
+# row keys them itself) and its setup; FUNC_PEER as the setup leaves it.
+# func_row_down ROW FAMILY: the reverse.  Both say why on stderr.
+func_row_up() {
+	local row=$1 f=$2 setup child
+	setup=$(matrix_attr func "$row" setup) || return
+	FUNC_PEER=
+	if [[ "$(matrix_attr func "$row" ike)" == yes ]]; then
+		child=$(matrix_func_child "$f" "$row")
+		ipsec_up "$child" >&2 || { echo "SA $child not up" >&2; return 1; }
+	fi
+	[[ "$setup" == - ]] || "func_${setup}_up" "$f"
+}
+func_row_down() {
+	local row=$1 f=$2 setup
+	setup=$(matrix_attr func "$row" setup) || return
+	if [[ "$setup" != - ]]; then
+		"func_${setup}_down" "$f" || return
+	fi
+	if [[ "$(matrix_attr func "$row" ike)" == yes ]]; then
+		ipsec_down || { echo "teardown left SAs" >&2; return 1; }
+	fi
+}
+
 # func_link_up ROW FAMILY KIND ARGS: a link of KIND (gre, vxlan) between
 # a and b over the family's addresses, with the row's own addresses (a=,
 # b= of the row), MTU 1400 so that an ESP packet of a full inner frame
@@ -135,8 +159,7 @@ func_nested_up() {
 # Each of a's four SAs carried packets.
 func_nested_check() {
 	local n
-	n=$(guest_exec a "$IP -s xfrm state" |
-		awk '/^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/,"",$2); if ($2 > 0) k++} END{print k+0}')
+	n=$(sa_packets a | awk '$3 > 0 {k++} END{print k+0}')
 	echo "a: $n of 4 nested SAs carried packets"
 	[[ "$n" == 4 ]] || { echo "only $n of a's 4 nested SAs carried packets" >&2; return 1; }
 }

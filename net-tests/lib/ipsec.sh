@@ -98,10 +98,17 @@ ipsec_down() {
 	done
 }
 
+# sa_packets GUEST: one line per SA on that guest, "SRC DST PACKETS"
+# (the packets its lifetime counted, from ip -s xfrm state).
+sa_packets() {
+	guest_exec "$1" "/usr/sbin/ip -s xfrm state" |
+		awk '/^src /{s = $2; d = $4}
+			/^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/, "", $2); print s, d, $2}'
+}
+
 # esp_packets GUEST: ESP packets counted on that guest's SAs (out + in).
 esp_packets() {
-	guest_exec "$1" "/usr/sbin/ip -s xfrm state" |
-		awk '/^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/,"",$2); n+=$2} END{print n+0}'
+	sa_packets "$1" | awk '{n += $3} END{print n+0}'
 }
 
 # iperf_run OUTJSON FAMILY tcp|udp [iperf3 args...]: client on a, server

@@ -30,14 +30,11 @@ EP_BYTES=4M
 ep_one() { # ep_one OFFLOAD ROW
 	local o=$1 row=$2 peer out=$GUEST_RUN/ep-$1-$2.env k
 	FUNC_PEER=
-	case "$row" in
-	esp) ipsec_up "$(matrix_func_child v4 gre)" >/dev/null ;;
-	nested) func_nested_up v4 ;;
-	*)
-		ipsec_up "$(matrix_func_child v4 "$row")" >/dev/null
-		[[ "$(matrix_attr func "$row" setup)" == - ]] || "func_${row}_up" v4
-		;;
-	esac
+	if [[ "$row" == esp ]]; then
+		ipsec_up "$(matrix_func_child v4 gre)" >/dev/null
+	else
+		func_row_up "$row" v4 2>/dev/null
+	fi
 	peer=$FUNC_PEER
 	[[ -n "$peer" ]] || peer=$(peer_addr v4)
 	guest_exec a "$G/acct.sh start /rig/offsets.env" >/dev/null ||
@@ -52,14 +49,7 @@ ep_one() { # ep_one OFFLOAD ROW
 		printf ' %s=%s' "$k" "$(awk -F= -v k="$k" '$1==k{print $2; f=1} END{if(!f) print "-"}' "$out")"
 	done
 	echo
-	case "$row" in
-	esp) ipsec_down ;;
-	nested) func_nested_down v4 ;;
-	*)
-		[[ "$(matrix_attr func "$row" setup)" == - ]] || "func_${row}_down" v4
-		ipsec_down
-		;;
-	esac
+	if [[ "$row" == esp ]]; then ipsec_down; else func_row_down "$row" v4; fi
 }
 
 acct_prepare "$kdir"

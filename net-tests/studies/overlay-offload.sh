@@ -21,11 +21,13 @@ OO_ORDER="off on on off"
 OO_SECONDS=10
 
 oo_one() { # oo_one OFFLOAD ROW
-	local o=$1 row=$2 child peer out
-	child=$(matrix_func_child v4 "${row/esp/gre}")
-	ipsec_up "$child" >/dev/null
+	local o=$1 row=$2 peer out
 	FUNC_PEER=
-	[[ "$row" == esp ]] || "func_${row}_up" v4
+	if [[ "$row" == esp ]]; then
+		ipsec_up "$(matrix_func_child v4 gre)" >/dev/null
+	else
+		func_row_up "$row" v4 2>/dev/null
+	fi
 	peer=$FUNC_PEER
 	[[ -n "$peer" ]] || peer=$(peer_addr v4)
 	out=$GUEST_RUN/oo-$o-$row.json
@@ -36,12 +38,10 @@ oo_one() { # oo_one OFFLOAD ROW
 	# shellcheck disable=SC2154
 	printf 'kernel=%s offload=%s row=%s mbps=%s retransmits=%s esp_out=%s\n' \
 		"$(basename "$(readlink -f "$kdir")")" "$o" "$row" \
-		"$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$out" 2>/dev/null || echo 0)" \
+		"$(awk '{printf "%d", $1 / 1e6}' <(iperf_goodput "$out" 2>/dev/null || echo 0))" \
 		"$(jq -r '.end.sum_sent.retransmits // "?"' "$out" 2>/dev/null || echo '?')" \
-		"$(guest_exec a "$IP -s xfrm state" | awk '/^src '"$(matrix_addr v4 a)"' /{o=1} /^src '"$(matrix_addr v4 b)"' /{o=0}
-			o && /^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/,"",$2); print $2; exit}')"
-	[[ "$row" == esp ]] || "func_${row}_down" v4
-	ipsec_down
+		"$(sa_packets a | awk -v s="$(matrix_addr v4 a)" '$1 == s {print $3; exit}')"
+	if [[ "$row" == esp ]]; then ipsec_down; else func_row_down "$row" v4; fi
 }
 
 ipsec_start

@@ -80,30 +80,20 @@ t_func() {
 	[[ -s "$CHECK_DIR/func-$row.pcap" ]] || { reason "no capture written"; return 1; }
 }
 
-# func_row_family ROW FAMILY: one family of a row, in the current mode.
+# func_row_family ROW FAMILY: one family of a row, in the current mode
+# (func_row_up/func_row_down: net-tests/lib/func.sh).
 func_row_family() {
-	local row=$1 f=$2 setup ike child err=$CHECK_DIR/func-$1.why at
-	setup=$(matrix_attr func "$row" setup) ike=$(matrix_attr func "$row" ike) || return
+	local row=$1 f=$2 setup err=$CHECK_DIR/func-$1.why at
+	setup=$(matrix_attr func "$row" setup) || return
 	at="$f, offload $FUNC_OFFLOAD"
-	FUNC_PEER=
-	child=$(matrix_func_child "$f" "$row")
-	if [[ "$ike" == yes ]]; then
-		ipsec_up "$child" >&2 || { reason "$at: SA $child not up"; return 1; }
-	fi
-	if [[ "$setup" != - ]]; then
-		"func_${setup}_up" "$f" 2>"$err" || { reason "$at: $(cat "$err")"; return 1; }
-	fi
+	func_row_up "$row" "$f" 2>"$err" || { cat "$err" >&2; reason "$at: $(tail -n 1 "$err")"; return 1; }
+	cat "$err" >&2
 	func_traffic "$f" "$(matrix_attr func "$row" send)" 2>"$err" ||
 		{ func_diag; reason "$at: $(tail -n 1 "$err")"; return 1; }
 	if [[ "$setup" != - ]] && declare -F "func_${setup}_check" >/dev/null; then
 		"func_${setup}_check" "$f" >&2 2>"$err" || { reason "$at: $(cat "$err")"; return 1; }
 	fi
-	if [[ "$setup" != - ]]; then
-		"func_${setup}_down" "$f" 2>"$err" || { reason "$at: $(cat "$err")"; return 1; }
-	fi
-	if [[ "$ike" == yes ]]; then
-		ipsec_down || { reason "$at: teardown left SAs"; return 1; }
-	fi
+	func_row_down "$row" "$f" 2>"$err" || { reason "$at: $(tail -n 1 "$err")"; return 1; }
 }
 
 # func_wire_checks ROW: the capture's checks (wire_expect: net-tests/tests/wire.sh).
