@@ -51,6 +51,8 @@ set -euo pipefail
 . "$RIG_TOP/net-tests/matrix.sh"
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
+# shellcheck source=net-tests/lib/func.sh
+. "$RIG_TOP/net-tests/lib/func.sh"
 
 usage() {
 	cat <<-'EOF'
@@ -62,10 +64,11 @@ usage() {
 		                          [--no-pin] [--fail-on-regression] [--out DIR] [--dry-run]
 		IPsec throughput, baseline vs patched kernel in one run (make bench):
 		pairs of guest-pair boots, one per kernel, in the order A B, B A, ...
-		  --pairs N          boot pairs (default 3)
+		  --pairs N          boot pairs (default 3; 0: the instruction phase only)
 		  --time S           seconds per iperf3 throughput pass (default 10)
-		  --rows R           quick (default), full, or rows as named in
-		                     net-tests/matrix.sh, comma-separated
+		  --rows R           quick (default), full, func (the functional rows:
+		                     NAT-T, GRE and VXLAN over IPsec), or rows as named
+		                     in net-tests/matrix.sh; comma-separated, mixed
 		  --udp-len BYTES    UDP datagram length of the throughput pass (1300)
 		  --sysctl KEY=VALUE set a sysctl in both guests after each boot (again
 		                     for more), e.g. net.ipv4.tcp_limit_output_bytes=4194304
@@ -104,6 +107,7 @@ usage() {
 		  net-tests/bench.sh --icount shift=0,sleep=on --rows tcp-v4-transport-gcm-off
 		  net-tests/bench.sh --variants baseline --pairs 3
 		  net-tests/bench.sh --baseline-series patches/autoload-only --rows tcp-v4-transport-gcm-on
+		  net-tests/bench.sh --pairs 0 --instr-pairs 2 --rows quick,func
 	EOF
 }
 
@@ -138,7 +142,7 @@ while (($#)); do
 	shift
 done
 rig_settings_check
-[[ "$pairs" =~ ^[1-9][0-9]*$ ]] || usage_error "--pairs needs a positive number"
+[[ "$pairs" =~ ^[0-9]+$ ]] || usage_error "--pairs needs a number (0 = the instruction phase only)"
 [[ "$ipairs" =~ ^[0-9]+$ ]] || usage_error "--instr-pairs needs a number (0 = no instruction phase)"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || usage_error "--time needs a positive number of seconds"
 [[ "$udplen" =~ ^[1-9][0-9]*$ ]] || usage_error "--udp-len needs a positive number of bytes"
@@ -154,6 +158,8 @@ if [[ -z "$RIG_ICOUNT" ]] && ((ipairs > 0)); then
 		[[ "$ROW_PROTO" == icmp ]] || irows+=("$row")
 	done
 fi
+((pairs > 0 || ${#irows[@]} > 0)) ||
+	usage_error "--pairs 0 runs the instruction phase only: it needs --instr-pairs N > 0, no --icount, and rows other than ICMP"
 IFS=, read -ra variants <<<"$varsel"
 case "${variants[*]}" in
 "baseline patched" | "patched baseline" | baseline | patched) ;;
@@ -176,8 +182,12 @@ if ((RIG_DRY_RUN)); then
 	printf 'sysctls: %s\nicount: %s%s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}" \
 		"${RIG_ICOUNT:+${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}}"
 	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"
-	printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
-		"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
+	if ((pairs > 0)); then
+		printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
+			"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
+	else
+		echo "throughput phase: none (--pairs 0)"
+	fi
 	if ((${#irows[@]})); then
 		printf 'instruction phase: -icount %s%s, rows: %s\npairs: %s, order: %s\n' \
 			"$RIG_BENCH_ICOUNT" "${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}" "${irows[*]}" "$ipairs" \
@@ -267,7 +277,7 @@ write_meta() {
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$pdir/boot-$pair-$v row child f p mbps ike esp acct cost demand t
+	local run=$pdir/boot-$pair-$v row child p mbps ike esp acct cost demand t
 	mkdir -p "$run"
 	# This boot's cleanup scope: popped at the end, it stops this boot's
 	# guests and nothing else.
@@ -284,14 +294,14 @@ bench_boot() {
 	ipsec_start
 	acct_prepare "${kdir[$v]}"
 	for row in "${prows[@]}"; do
-		ipsec_row_up "$row" >"$run/ike-up.out"
-		p=$ROW_PROTO f=$ROW_FAMILY child=$ROW_CHILD
+		row_up "$row" >"$run/ike-up.out"
+		p=$ROW_PROTO child=$ROW_CHILD
 		ike=$(sed -n 's/^ike_up_seconds=//p' "$run/ike-up.out")
 		mbps=null
 		if [[ "$mode" == all && "$p" != icmp ]]; then # ICMP rows are counted only
 			local args=(-t "$secs")
 			[[ "$p" == udp ]] && args+=(-b 0 -l "$udplen")
-			mbps=$(iperf_run "$pdir/raw/$pair-$v-$row.json" "$f" "$p" "${args[@]}") ||
+			mbps=$(iperf_run "$pdir/raw/$pair-$v-$row.json" "$ROW_PEER" "$p" "${args[@]}") ||
 				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $pdir/raw/$pair-$v-$row.json"
 		fi
 		esp=null acct=null cost=null demand=null
@@ -316,7 +326,7 @@ bench_boot() {
 			fi
 			esp=$(esp_packets b)
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
-			ipsec_down
+			row_down "$row"
 		fi
 		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"demand":%s}\n' \
 			"$pair" "$v" "$row" "$RIG_LINK_USED" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$demand" >>"$runs"
@@ -366,8 +376,10 @@ report_status() {
 }
 
 rc=0 irc=0
-run_phase "$out" all "$pairs" "${rows[@]}"
-report_phase || rc=$?
+if ((pairs > 0)); then
+	run_phase "$out" all "$pairs" "${rows[@]}"
+	report_phase || rc=$?
+fi
 if ((${#irows[@]})); then
 	log "instruction phase: $ipairs pair(s) under -icount $RIG_BENCH_ICOUNT, rows ${irows[*]}"
 	RIG_ICOUNT=$RIG_BENCH_ICOUNT

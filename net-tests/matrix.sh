@@ -12,6 +12,8 @@
 # Names (kept results in docs/results refer to them; never rename):
 #   row    PROTO-FAMILY-MODE-PROPOSAL-OFFLOAD   e.g. tcp-v4-transport-gcm-off
 #          PROTO-FAMILY-plain                   the plaintext reference
+#          PROTO-FAMILY-FUNC-OFFLOAD            a functional row's traffic
+#                                               (bench=yes), e.g. tcp-v4-gre-auto
 #   child  FAMILY-PROPOSAL-MODE                 e.g. v4-gcm-transport (a's
 #                                               swanctl child); b has one
 #                                               child FAMILY-any per family
@@ -49,7 +51,10 @@ RIG_MATRIX_SH=1
 #            on the row's own link (GRE, VXLAN), the traffic's; send:
 #            skbt-payload sender option (- none); wire: wirecheck.py
 #            check on a's address besides only-ESP and marker-absent
-#            (esp-min-len=N, esp-in-udp, esp-exthdr; - none)
+#            (esp-min-len=N, esp-in-udp, esp-exthdr; - none); bench:
+#            yes = the bench has rows PROTO-FAMILY-FUNC-OFFLOAD for it
+#            (rows_func: tcp, each of its families, each offload mode;
+#            needs ike=yes)
 MATRIX='
 proto    tcp        plain=yes
 proto    udp        plain=yes
@@ -66,9 +71,9 @@ offload  auto       integrity=no
 link     tap        offloads=on
 link     socket     offloads=off
 func     tfc        families=v4,v6 offload=on mode=tunnel proposal=gcm ike=yes swanctl=tfc_padding=1000 conn=- setup=- send=- wire=esp-min-len=1000
-func     natt       families=v4,v6 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=encap=yes setup=- send=- wire=esp-in-udp
-func     gre        families=v4 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=gre a=10.1.0.1/24 b=10.1.0.2/24 send=- wire=-
-func     vxlan      families=v4 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=vxlan a=10.2.0.1/24 b=10.2.0.2/24 send=- wire=-
+func     natt       families=v4,v6 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=encap=yes setup=- send=- wire=esp-in-udp bench=yes
+func     gre        families=v4 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=gre a=10.1.0.1/24 b=10.1.0.2/24 send=- wire=- bench=yes
+func     vxlan      families=v4 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=vxlan a=10.2.0.1/24 b=10.2.0.2/24 send=- wire=- bench=yes
 func     nested     families=v4 offload=on mode=tunnel proposal=gcm ike=no swanctl=- conn=- setup=nested send=- wire=-
 func     exthdr     families=v6 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=- send=--hopopts wire=esp-exthdr
 func     nf         families=v4,v6 offload=off,on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=nf send=- wire=-
@@ -296,26 +301,55 @@ rows_full() {
 	done
 }
 
-# rows_select quick|full|ROW[,ROW...]: print the rows, validated.
+# rows_func: the functional rows of the bench (func rows with bench=yes):
+# TCP over each of their families, in each offload mode.
+rows_func() {
+	local c f o
+	for c in $(matrix_values func bench=yes); do
+		for f in $(matrix_func_families "$c"); do
+			for o in ${MATRIX_VALUES[offload]}; do echo "tcp-$f-$c-$o"; done
+		done
+	done
+}
+
+# rows_select SEL[,SEL...]: print the rows, validated; each SEL is quick,
+# full (the ESP and plaintext rows), func (rows_func) or a row's name.
 rows_select() {
 	local r
-	case "$1" in
-	quick) printf '%s\n' "${ROWS_QUICK[@]}" ;;
-	full) rows_full ;;
-	*)
-		for r in ${1//,/ }; do
+	for r in ${1//,/ }; do
+		case "$r" in
+		quick) printf '%s\n' "${ROWS_QUICK[@]}" ;;
+		full) rows_full ;;
+		func) rows_func ;;
+		*)
 			row_decode "$r" || die "$E_USAGE" "unknown row '$r' (see net-tests/matrix.sh)"
 			echo "$r"
-		done
-		;;
-	esac
+			;;
+		esac
+	done
+}
+
+# func_dev FUNC: the guests' link device of a functional row with
+# addresses of its own (a=, b=; func_link_up makes it), else eth0.
+func_dev() {
+	if [[ -n "${MATRIX_ATTR[func.$1.a]:-}" ]]; then echo "rig$1"; else echo eth0; fi
+}
+
+# func_addr FUNC FAMILY a|b: that guest's address for a functional row's
+# traffic: the row's own (a=, b=, without the prefix length) or the
+# family's.
+func_addr() {
+	local v=${MATRIX_ATTR[func.$1.$3]:-}
+	if [[ -n "$v" ]]; then echo "${v%/*}"; else matrix_addr "$2" "$3"; fi
 }
 
 # row_decode ROW: the one decoder of a row name.  Sets ROW_PROTO,
 # ROW_FAMILY, ROW_MODE (plain for the plaintext rows), ROW_PROPOSAL,
 # ROW_OFFLOAD (any for plaintext), ROW_CHILD (a's swanctl child, empty
-# for plaintext).  Returns 1 (and sets nothing) if ROW is not a row of
-# the table.
+# for plaintext), ROW_FUNC (the functional row, PROTO-FAMILY-FUNC-OFFLOAD;
+# empty for the others), ROW_SRC and ROW_PEER (a's and b's addresses of
+# the row's traffic) and ROW_DEV (b's device towards ROW_SRC).  Returns 1
+# (and sets nothing) if ROW is not a row of the table.
 # shellcheck disable=SC2034 # ROW_*: the caller's
 row_decode() {
 	local IFS=- p f m c o x
@@ -323,10 +357,20 @@ row_decode() {
 	[[ -z "$x" ]] && matrix_has proto "$p" && matrix_has family "$f" || return 1
 	if [[ "$m" == plain && -z "$c$o" ]]; then
 		[[ "$(matrix_attr proto "$p" plain)" == yes ]] || return 1
-		ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=plain ROW_PROPOSAL='' ROW_OFFLOAD=any ROW_CHILD=''
+		ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=plain ROW_PROPOSAL='' ROW_OFFLOAD=any ROW_CHILD='' ROW_FUNC=''
+		ROW_SRC=$(matrix_addr "$f" a) ROW_PEER=$(matrix_addr "$f" b) ROW_DEV=eth0
+		return 0
+	fi
+	if [[ -z "$o" ]] && matrix_has func "$m" && matrix_has offload "$c"; then
+		[[ "${MATRIX_ATTR[func.$m.bench]:-}" == yes && ",${MATRIX_ATTR[func.$m.families]}," == *",$f,"* ]] || return 1
+		ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=${MATRIX_ATTR[func.$m.mode]} ROW_OFFLOAD=$c
+		ROW_PROPOSAL=${MATRIX_ATTR[func.$m.proposal]} ROW_FUNC=$m
+		ROW_CHILD=$(matrix_func_child "$f" "$m")
+		ROW_SRC=$(func_addr "$m" "$f" a) ROW_PEER=$(func_addr "$m" "$f" b) ROW_DEV=$(func_dev "$m")
 		return 0
 	fi
 	matrix_has mode "$m" && matrix_has proposal "$c" && matrix_has offload "$o" || return 1
-	ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=$m ROW_PROPOSAL=$c ROW_OFFLOAD=$o
+	ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=$m ROW_PROPOSAL=$c ROW_OFFLOAD=$o ROW_FUNC=''
 	ROW_CHILD=$(matrix_child "$f" "$m" "$c")
+	ROW_SRC=$(matrix_addr "$f" a) ROW_PEER=$(matrix_addr "$f" b) ROW_DEV=eth0
 }

@@ -35,7 +35,7 @@ integrity|build|byte-exact TCP/UDP payloads through every family x mode x propos
 wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
 func|build|functional matrix with the ESP offload modules loaded (patched): TFC, NAT-T, GRE and VXLAN over IPsec, nested SAs, IPv6 extension header, netfilter on ESP; byte-exact and wire-checked
 debug|build|on by default (RIG_CHECK_DEBUG=0 leaves it out): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
-tree||opt-in (RIG_CHECK_TREE=1 or -t tree): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
+tree||on by default (RIG_CHECK_TREE=0 leaves it out): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left
 "
 # Each group's file (net-tests/tests/GROUP.sh) is sourced in that group's
@@ -53,8 +53,8 @@ usage() {
 		on stderr, logs in \$RIG_RESULTS/check-<time>/; the last line on stdout
 		is "N passed, N failed, N skipped", alone.
 		  -t GROUP      run GROUP (again for more); default: every group,
-		                debug unless RIG_CHECK_DEBUG=0, the opt-in tree only
-		                with RIG_CHECK_TREE=1
+		                debug unless RIG_CHECK_DEBUG=0, tree unless
+		                RIG_CHECK_TREE=0
 		  --list        print the groups (those named with -t, or all), run none
 		  --dry-run     print the plan (link, kernels and their cache keys, the
 		                groups that would run), build and run nothing

@@ -22,7 +22,7 @@ acct_prepare() {
 transfer_cmd() {
 	local peer o=${5:+ $5}
 	row_decode "$1" || return 1
-	peer=$(peer_addr "$ROW_FAMILY")
+	peer=$ROW_PEER
 	case "$ROW_PROTO" in
 	tcp) echo "iperf3 -c $peer$o${6:+ $6} -n $2 -J >$4" ;;
 	udp) echo "iperf3 -c $peer$o -u ${7:--b 200M} -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
@@ -34,8 +34,7 @@ transfer_cmd() {
 acct_cmd() {
 	local row=$1 p f peer cmd s
 	row_decode "$row" || return 1
-	p=$ROW_PROTO f=$ROW_FAMILY
-	peer=$(peer_addr "$f")
+	p=$ROW_PROTO f=$ROW_FAMILY peer=$ROW_PEER
 	case "$p" in
 	tcp | udp) cmd=$(transfer_cmd "$row" "$RIG_ACCT_TCP_BYTES" "$RIG_ACCT_UDP_BYTES" /rig/acct-iperf.json) ;;
 	icmp)
@@ -191,17 +190,24 @@ job_running() {
 }
 
 # demand_route add|del ROW: TCP rows with RIG_DEMAND_QUICKACK=1: guest
-# b ACKs every segment TCP sees (a quickack host route towards a) and TCP
-# sees every segment (GRO off on b's eth0; xfrm's tunnel-mode gro_cells
-# follow it), or back; other rows: nothing.
+# b ACKs every segment TCP sees (a quickack host route towards the row's
+# source on the row's device) and TCP sees every segment (GRO off on b's
+# eth0, and on a functional row's own link device, whose gro_cells would
+# merge the decapsulated segments; xfrm's tunnel-mode gro_cells follow
+# eth0), or back; other rows: nothing.
 demand_route() {
 	[[ "$RIG_DEMAND_QUICKACK" == 1 && "$ROW_PROTO" == tcp ]] || return 0
-	local ip a
+	local ip a=$ROW_SRC dev=$ROW_DEV devs=eth0 defer=/proc/sys/net/ipv4/tcp_backlog_ack_defer
 	ip="/usr/sbin/ip $(family_opt "$ROW_FAMILY")"
-	a=$(matrix_addr "$ROW_FAMILY" a)
+	# 6.7+ (6.12): ACKs of segments processed from the socket backlog
+	# wait for release_sock(), quickack route or not (upstream "tcp:
+	# defer regular ACK while processing socket backlog"); measured on
+	# 6.12: 5,518 ACKs for 6,220 segments.  Its sysctl turns that off
+	# (1 is its default); 6.1 has neither.
+	[[ "$dev" == eth0 ]] || devs+=" $dev"
 	case "$1" in
-	add) guest_exec b "$ip route replace $a dev eth0 quickack 1 && ethtool -K eth0 gro off" ;;
-	del) guest_exec b "$ip route del $a dev eth0 && ethtool -K eth0 gro on" ;;
+	add) guest_exec b "$ip route replace $a dev $dev quickack 1 && for d in $devs; do ethtool -K \$d gro off; done && { [ ! -e $defer ] || echo 0 >$defer; }" ;;
+	del) guest_exec b "$ip route del $a dev $dev && for d in $devs; do ethtool -K \$d gro on; done && { [ ! -e $defer ] || echo 1 >$defer; }" ;;
 	esac >&2 || die "$E_FAIL" "guest b: cannot $1 the quickack route to $a or switch GRO for $2"
 }
 

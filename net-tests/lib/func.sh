@@ -17,28 +17,46 @@ RIG_FUNC_SH=1
 IP=/usr/sbin/ip
 FUNC_PEER=
 
+# func_setup up|down FUNC FAMILY: a functional row's setup (none: nothing).
+func_setup() {
+	local setup
+	setup=$(matrix_attr func "$2" setup) || return
+	[[ "$setup" == - ]] || "func_${setup}_$1" "$3"
+}
+
 # func_row_up ROW FAMILY: the row's SAs (its swanctl child, unless the
 # row keys them itself) and its setup; FUNC_PEER as the setup leaves it.
 # func_row_down ROW FAMILY: the reverse.  Both say why on stderr.
 func_row_up() {
-	local row=$1 f=$2 setup child
-	setup=$(matrix_attr func "$row" setup) || return
+	local row=$1 f=$2 child
 	FUNC_PEER=
 	if [[ "$(matrix_attr func "$row" ike)" == yes ]]; then
 		child=$(matrix_func_child "$f" "$row")
 		ipsec_up "$child" >&2 || { echo "SA $child not up" >&2; return 1; }
 	fi
-	[[ "$setup" == - ]] || "func_${setup}_up" "$f"
+	func_setup up "$row" "$f"
 }
 func_row_down() {
-	local row=$1 f=$2 setup
-	setup=$(matrix_attr func "$row" setup) || return
-	if [[ "$setup" != - ]]; then
-		"func_${setup}_down" "$f" || return
-	fi
+	local row=$1 f=$2
+	func_setup down "$row" "$f" || return
 	if [[ "$(matrix_attr func "$row" ike)" == yes ]]; then
 		ipsec_down || { echo "teardown left SAs" >&2; return 1; }
 	fi
+}
+
+# row_up ROW: a bench row's SA (ipsec_row_up: ROW_* set, prints
+# ike_up_seconds=N) and, on a functional row, its setup.
+# row_down ROW: the reverse (ipsec_down); both fail with E_FAIL or E_IKE.
+row_up() {
+	ipsec_row_up "$1" || return
+	[[ -z "$ROW_FUNC" ]] || func_setup up "$ROW_FUNC" "$ROW_FAMILY" >&2 ||
+		die "$E_FAIL" "row $1: the setup of the functional row $ROW_FUNC failed"
+}
+row_down() {
+	row_decode "$1" || die "$E_USAGE" "unknown row '$1' (see net-tests/matrix.sh)"
+	[[ -z "$ROW_FUNC" ]] || func_setup down "$ROW_FUNC" "$ROW_FAMILY" >&2 ||
+		die "$E_FAIL" "row $1: the teardown of the functional row $ROW_FUNC failed"
+	ipsec_down
 }
 
 # func_link_up ROW FAMILY KIND ARGS: a link of KIND (gre, vxlan) between
@@ -46,13 +64,14 @@ func_row_down() {
 # b= of the row), MTU 1400 so that an ESP packet of a full inner frame
 # stays within the guest link's 1500.
 func_link_up() {
-	local row=$1 f=$2 kind=$3 largs=$4 g me peer
+	local row=$1 f=$2 kind=$3 largs=$4 g me peer dev
+	dev=$(func_dev "$row")
 	for g in a b; do
 		[[ "$g" == a ]] && peer=b || peer=a
 		me=$(matrix_attr func "$row" "$g") || return
 		guest_exec "$g" "modprobe $([[ $kind == gre ]] && echo ip_gre || echo vxlan) &&
-			$IP link add rig$kind type $kind $largs local $(matrix_addr "$f" "$g") remote $(matrix_addr "$f" "$peer") &&
-			$IP link set rig$kind mtu 1400 up && $IP addr add $me dev rig$kind" >&2 ||
+			$IP link add $dev type $kind $largs local $(matrix_addr "$f" "$g") remote $(matrix_addr "$f" "$peer") &&
+			$IP link set $dev mtu 1400 up && $IP addr add $me dev $dev" >&2 ||
 			{ echo "could not set up the $kind link on $g" >&2; return 1; }
 	done
 	FUNC_PEER=$(matrix_attr func "$row" b) || return
@@ -60,9 +79,10 @@ func_link_up() {
 }
 
 func_link_down() {
-	local g
+	local g dev
+	dev=$(func_dev "$1")
 	for g in a b; do
-		guest_exec "$g" "$IP link del rig$1" >&2 || { echo "could not remove rig$1 on $g" >&2; return 1; }
+		guest_exec "$g" "$IP link del $dev" >&2 || { echo "could not remove $dev on $g" >&2; return 1; }
 	done
 }
 

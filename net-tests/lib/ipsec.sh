@@ -111,13 +111,14 @@ esp_packets() {
 	sa_packets "$1" | awk '{n += $3} END{print n+0}'
 }
 
-# iperf_run OUTJSON FAMILY tcp|udp [iperf3 args...]: client on a, server
-# on b, JSON kept on the host at OUTJSON.  Fails (E_TRAFFIC) on an iperf3
-# error or zero throughput.  Prints the goodput in Mbit/s.
+# iperf_run OUTJSON FAMILY|ADDRESS tcp|udp [iperf3 args...]: client on a,
+# server on b (at its FAMILY address, or at ADDRESS), JSON kept on the
+# host at OUTJSON.  Fails (E_TRAFFIC) on an iperf3 error or zero
+# throughput.  Prints the goodput in Mbit/s.
 iperf_run() {
-	local out=$1 fam=$2 proto=$3 peer args=() bps rc=0
+	local out=$1 fam=$2 proto=$3 peer=$2 args=() bps rc=0
 	shift 3
-	peer=$(peer_addr "$fam")
+	! matrix_has family "$fam" || peer=$(peer_addr "$fam")
 	[[ "$proto" == udp ]] && args=(-u)
 	guest_exec -t 120 a "iperf3 -J -c $peer ${args[*]} $* >/rig/last-iperf.json" >/dev/null || rc=$?
 	cp "$GUEST_RUN/a/last-iperf.json" "$out" 2>/dev/null || : >"$out"

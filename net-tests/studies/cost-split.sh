@@ -19,7 +19,7 @@ study_row='tcp-v4-transport-gcm-off'
 study_variant=$RIG_TREE/$variant
 echo "cost-split $study_variant cpu-flags: $(guest_exec a "grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'erms|fsrm|rep_good' | tr '\n' ' '")"
 ipsec_row_up "$study_row"
-for fn in esp_output esp_output_head esp_output_tail skb_cow_data pskb_expand_head \
+for fn in xfrm_output skb_checksum_help esp_output esp_output_head esp_output_tail skb_cow_data pskb_expand_head \
 	__pskb_pull_tail skb_to_sgvec crypto_aead_encrypt skb_head_alloc skb_head_replace \
 	skb_linearize_private skb_copy_bits; do
 	if ! guest_exec a "grep -qx '$fn' /sys/kernel/tracing/available_filter_functions"; then

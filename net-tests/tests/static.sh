@@ -1506,25 +1506,41 @@ family   v9         a=192.0.2.1 b=192.0.2.9 plen=28 opt=- offload_mod=esp9_offlo
 # Row names are kept: every row of the kept runs (docs/results), of the
 # quick set and of the full set decodes (row_decode) into parts that make
 # the same name, bad names are refused, and the full set is the 76 rows
-# the rig has always had.
+# the rig has always had; the functional rows (rows_func) decode to their
+# child and to the addresses and device of their own link.
 t_matrix_row_names() {
 	local r n=0 bad=() kept
 	kept=$(cat "$RIG_TOP"/docs/results/*/runs.jsonl | jq -r .row | sort -u) || { reason "cannot read the kept runs"; return 1; }
 	[[ -n "$kept" ]] || { reason "no kept runs in docs/results"; return 1; }
-	for r in $kept "${ROWS_QUICK[@]}" $(rows_full); do
+	for r in $kept "${ROWS_QUICK[@]}" $(rows_full) $(rows_func); do
 		n=$((n + 1))
 		if ! row_decode "$r"; then
 			bad+=("$r: not a row of the table")
+		elif [[ -n "$ROW_FUNC" ]]; then
+			[[ "$ROW_PROTO-$ROW_FAMILY-$ROW_FUNC-$ROW_OFFLOAD" == "$r" &&
+				"$ROW_CHILD" == "$(matrix_func_child "$ROW_FAMILY" "$ROW_FUNC")" &&
+				"$(matrix_attr func "$ROW_FUNC" ike)" == yes ]] ||
+				bad+=("$r: decodes to $ROW_PROTO/$ROW_FAMILY/$ROW_FUNC/$ROW_OFFLOAD/$ROW_CHILD")
 		elif [[ "$ROW_MODE" == plain && "$ROW_PROTO-$ROW_FAMILY-plain" != "$r" ]] ||
 			[[ "$ROW_MODE" != plain && "$ROW_PROTO-$ROW_FAMILY-$ROW_MODE-$ROW_PROPOSAL-$ROW_OFFLOAD" != "$r" ]] ||
 			[[ "$ROW_MODE" != plain && "$(child_family "$ROW_CHILD")" != "$ROW_FAMILY" ]]; then
 			bad+=("$r: decodes to $ROW_PROTO/$ROW_FAMILY/$ROW_MODE/$ROW_PROPOSAL/$ROW_OFFLOAD/$ROW_CHILD")
 		fi
 	done
-	for r in tcp-v4 tcp-v4-transport-gcm tcp-v5-plain icmp-v4-plain tcp-v4-transport-gcm-off-x udp-v6-tunnel-aes-off; do
+	for r in tcp-v4 tcp-v4-transport-gcm tcp-v5-plain icmp-v4-plain tcp-v4-transport-gcm-off-x udp-v6-tunnel-aes-off \
+		tcp-v6-gre-on tcp-v4-nested-on tcp-v4-gre tcp-v4-gre-sometimes; do
 		! row_decode "$r" || bad+=("$r: accepted")
 	done
 	(($(rows_full | sort -u | wc -l) == 76)) || bad+=("rows_full: $(rows_full | sort -u | wc -l) rows, want 76")
+	# a row with a link of its own: its addresses (the table's a=, b=
+	# without the prefix), its device; a row without: the family's
+	local want
+	want=$(sed 's|/[0-9]*||g' <<<"$(matrix_attr func gre b) $(matrix_attr func gre a) riggre")
+	row_decode tcp-v4-gre-auto && [[ "$ROW_PEER $ROW_SRC $ROW_DEV" == "$want" ]] ||
+		bad+=("tcp-v4-gre-auto: traffic to '$ROW_PEER' from '$ROW_SRC' on '$ROW_DEV', want '$want' (to, from, on)")
+	want="$(peer_addr v6) eth0"
+	row_decode tcp-v6-natt-off && [[ "$ROW_PEER $ROW_DEV" == "$want" ]] ||
+		bad+=("tcp-v6-natt-off: traffic to '$ROW_PEER' on '$ROW_DEV', want '$want'")
 	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
 	printf '%d row names decoded\n' "$n" >&2
 }
