@@ -87,8 +87,8 @@ unset rig_v RIG_ENV
 # --- make check ---
 # 0 = leave the debug group out of make check (-t debug runs it all the same)
 : "${RIG_CHECK_DEBUG:=1}"
-# 1 = run the opt-in tree group too: the functional groups on the other tree (so does -t tree)
-: "${RIG_CHECK_TREE:=0}"
+# 0 = leave the tree group out of make check: the functional groups on the other tree (-t tree runs it all the same)
+: "${RIG_CHECK_TREE:=1}"
 # MiB of memory per guest in the debug group (KASAN, kmemleak)
 : "${RIG_DEBUG_MEM:=1536}"
 # seconds for the debug kernel's guests to boot (sanitizers under TCG)
