@@ -1,8 +1,7 @@
 # shellcheck shell=bash
 # The setups of the functional rows (net-tests/matrix.sh, dimension func),
 # run on the host against the booted pair.  A row's setup NAME has
-#   func_NAME_up FAMILY      before its traffic; may set FUNC_PEER, the
-#                            address the traffic goes to (default: b's)
+#   func_NAME_up FAMILY      before its traffic
 #   func_NAME_check FAMILY   after its traffic (optional): the setup did
 #                            what the row is for; prints what it counted
 #   func_NAME_down FAMILY    after its check
@@ -25,11 +24,12 @@ func_setup() {
 }
 
 # func_row_up ROW FAMILY: the row's SAs (its swanctl child, unless the
-# row keys them itself) and its setup; FUNC_PEER as the setup leaves it.
+# row keys them itself) and its setup; FUNC_PEER: b's address of the
+# row's traffic (func_addr: its own link's or the family's).
 # func_row_down ROW FAMILY: the reverse.  Both say why on stderr.
 func_row_up() {
 	local row=$1 f=$2 child
-	FUNC_PEER=
+	FUNC_PEER=$(func_addr "$row" "$f" b) || return
 	if [[ "$(matrix_attr func "$row" ike)" == yes ]]; then
 		child=$(matrix_func_child "$f" "$row")
 		ipsec_up "$child" >&2 || { echo "SA $child not up" >&2; return 1; }
@@ -42,6 +42,23 @@ func_row_down() {
 	if [[ "$(matrix_attr func "$row" ike)" == yes ]]; then
 		ipsec_down || { echo "teardown left SAs" >&2; return 1; }
 	fi
+}
+
+# func_study_up ROW FAMILY: a study's row: a functional row
+# (func_row_up), or "esp", the family's transport gcm SA alone, the
+# control the studies read the functional rows against; FUNC_PEER set.
+# func_study_down ROW FAMILY: the reverse.
+func_study_up() {
+	if [[ "$1" != esp ]]; then
+		func_row_up "$1" "$2"
+		return
+	fi
+	# shellcheck disable=SC2034 # FUNC_PEER: the caller's
+	FUNC_PEER=$(peer_addr "$2")
+	ipsec_up "$(matrix_child "$2" transport gcm)" >/dev/null
+}
+func_study_down() {
+	if [[ "$1" != esp ]]; then func_row_down "$1" "$2"; else ipsec_down; fi
 }
 
 # row_up ROW: a bench row's SA (ipsec_row_up: ROW_* set, prints
@@ -74,8 +91,6 @@ func_link_up() {
 			$IP link set $dev mtu 1400 up && $IP addr add $me dev $dev" >&2 ||
 			{ echo "could not set up the $kind link on $g" >&2; return 1; }
 	done
-	FUNC_PEER=$(matrix_attr func "$row" b) || return
-	FUNC_PEER=${FUNC_PEER%/*}
 }
 
 func_link_down() {

@@ -29,14 +29,8 @@ EP_BYTES=4M
 
 ep_one() { # ep_one OFFLOAD ROW
 	local o=$1 row=$2 peer out=$GUEST_RUN/ep-$1-$2.env k
-	FUNC_PEER=
-	if [[ "$row" == esp ]]; then
-		ipsec_up "$(matrix_func_child v4 gre)" >/dev/null
-	else
-		func_row_up "$row" v4 2>/dev/null
-	fi
+	func_study_up "$row" v4 2>/dev/null
 	peer=$FUNC_PEER
-	[[ -n "$peer" ]] || peer=$(peer_addr v4)
 	guest_exec a "$G/acct.sh start /rig/offsets.env" >/dev/null ||
 		{ echo "no accounting probes in guest a" >&2; return 1; }
 	guest_exec -t 180 a "iperf3 -c $peer -n $EP_BYTES -J >/rig/ep.json" >/dev/null ||
@@ -49,7 +43,7 @@ ep_one() { # ep_one OFFLOAD ROW
 		printf ' %s=%s' "$k" "$(awk -F= -v k="$k" '$1==k{print $2; f=1} END{if(!f) print "-"}' "$out")"
 	done
 	echo
-	if [[ "$row" == esp ]]; then ipsec_down; else func_row_down "$row" v4; fi
+	func_study_down "$row" v4
 }
 
 acct_prepare "$kdir"

@@ -22,14 +22,8 @@ OO_SECONDS=10
 
 oo_one() { # oo_one OFFLOAD ROW
 	local o=$1 row=$2 peer out
-	FUNC_PEER=
-	if [[ "$row" == esp ]]; then
-		ipsec_up "$(matrix_func_child v4 gre)" >/dev/null
-	else
-		func_row_up "$row" v4 2>/dev/null
-	fi
+	func_study_up "$row" v4 2>/dev/null
 	peer=$FUNC_PEER
-	[[ -n "$peer" ]] || peer=$(peer_addr v4)
 	out=$GUEST_RUN/oo-$o-$row.json
 	guest_exec -t 120 a "iperf3 -J -c $peer -t $OO_SECONDS >/rig/oo.json" >/dev/null ||
 		echo "iperf3 through $row (offload $o) failed" >&2
@@ -41,7 +35,7 @@ oo_one() { # oo_one OFFLOAD ROW
 		"$(awk '{printf "%d", $1 / 1e6}' <(iperf_goodput "$out" 2>/dev/null || echo 0))" \
 		"$(jq -r '.end.sum_sent.retransmits // "?"' "$out" 2>/dev/null || echo '?')" \
 		"$(sa_packets a | awk -v s="$(matrix_addr v4 a)" '$1 == s {print $3; exit}')"
-	if [[ "$row" == esp ]]; then ipsec_down; else func_row_down "$row" v4; fi
+	func_study_down "$row" v4
 }
 
 ipsec_start

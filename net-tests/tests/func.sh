@@ -37,12 +37,10 @@ RIG_T_FUNC_SH=1
 FUNC_MARKER=SKBT-FUNC-MARKER-5c1d
 
 # func_traffic FAMILY SEND-OPTION: byte-exact TCP and UDP to FUNC_PEER
-# (or b's address of FAMILY), the ESP counters on b grown by the
-# transfers.
+# (func_row_up's), the ESP counters on b grown by the transfers.
 func_traffic() {
-	local f=$1 opt=() to=() before after
+	local f=$1 opt=() to=(--to "$FUNC_PEER") before after
 	[[ "$2" == - ]] || opt=("$2")
-	[[ -z "$FUNC_PEER" ]] || to=(--to "$FUNC_PEER")
 	before=$(esp_packets b)
 	payload_check "${to[@]}" "$f" tcp -n 1M -w 1,100,1448,4096,65536 \
 		--marker "$FUNC_MARKER" "${opt[@]}" >&2 || { echo "TCP payload not intact" >&2; return 1; }
