@@ -19,7 +19,7 @@
 # row also gets a service-demand pass: sender and receiver instructions
 # per KB delivered over a fixed transfer, from each guest's busy time.
 # Without --icount, the run has a second phase (--instr-pairs, default
-# 2 pairs): the same rows but ICMP, booted under QEMU -icount
+# 3 pairs: LKP's minimum for the per-KB figures, which are judged as noisy): the same rows but ICMP, booted under QEMU -icount
 # RIG_BENCH_ICOUNT, cost and service-demand passes only (no throughput
 # pass: its Mbit/s would mix virtual and real time), in DIR/instr, so
 # that one make bench prints the throughput table and the deterministic
@@ -56,7 +56,9 @@ set -euo pipefail
 
 usage() {
 	cat <<-'EOF'
-		Usage: net-tests/bench.sh [--pairs N] [--time S] [--rows quick|full|ROW,...]
+		Usage: net-tests/bench.sh [--pairs N|auto] [--target-ci PCT] [--time-limit MIN]
+		                          [--time S] [--rows quick|full|func|multi|ROW,...]
+		                          [--streams N] [--smp N]
 		                          [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
 		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
 		                          [--series DIR] [--baseline-series DIR]
@@ -64,11 +66,24 @@ usage() {
 		                          [--no-pin] [--fail-on-regression] [--out DIR] [--dry-run]
 		IPsec throughput, baseline vs patched kernel in one run (make bench):
 		pairs of guest-pair boots, one per kernel, in the order A B, B A, ...
-		  --pairs N          boot pairs (default 3; 0: the instruction phase only)
+		  --pairs N          boot pairs (default 3; 0: the instruction phase only);
+		                     auto: 3, then one more until the 95 % interval of
+		                     every noisy metric on the targeted rows is within
+		                     +-PCT (--target-ci, default 3), --time-limit MIN
+		                     (default 60) is reached or 10 pairs are done; the
+		                     reason it stopped is in meta.json (pairs_auto)
 		  --time S           seconds per iperf3 throughput pass (default 10)
 		  --rows R           quick (default), full, func (the functional rows:
-		                     NAT-T, GRE and VXLAN over IPsec), or rows as named
-		                     in net-tests/matrix.sh; comma-separated, mixed
+		                     NAT-T, GRE and VXLAN over IPsec), multi (the ESP
+		                     TCP rows and their plaintext controls for several
+		                     flows and vCPUs: with it --streams defaults to 4
+		                     and --smp to 2), or rows as named in
+		                     net-tests/matrix.sh; comma-separated, mixed
+		  --streams N        parallel flows of the throughput and service-demand
+		                     passes (iperf3 -P N; RIG_STREAMS, default 1, 4 with
+		                     --rows multi)
+		  --smp N            vCPUs per guest (RIG_SMP; default 1, 2 with --rows
+		                     multi)
 		  --udp-len BYTES    UDP datagram length of the throughput pass (1300)
 		  --sysctl KEY=VALUE set a sysctl in both guests after each boot (again
 		                     for more), e.g. net.ipv4.tcp_limit_output_bytes=4194304
@@ -78,7 +93,7 @@ usage() {
 		                     pass per row, for the whole run (default: RIG_ICOUNT,
 		                     empty = off; then see --instr-pairs)
 		  --instr-pairs N    without --icount: boot pairs of the instruction phase
-		                     (default 2; 0 = none): the rows but ICMP under
+		                     (default 3; 0 = none): the rows but ICMP under
 		                     -icount RIG_BENCH_ICOUNT, instructions per call and
 		                     per KB only, in DIR/instr with its own verdict
 		  --link L           the guests' link, tap or socket (default: RIG_LINK;
@@ -108,16 +123,25 @@ usage() {
 		  net-tests/bench.sh --variants baseline --pairs 3
 		  net-tests/bench.sh --baseline-series patches/autoload-only --rows tcp-v4-transport-gcm-on
 		  net-tests/bench.sh --pairs 0 --instr-pairs 2 --rows quick,func
+		  net-tests/bench.sh --rows multi --pairs auto --target-ci 5
 	EOF
 }
 
 argv=("$0" "$@")
-pairs=3 secs=10 ipairs=2 rowsel=quick udplen=1300 out='' sysctls=() varsel=baseline,patched
+pairs=3 secs=10 ipairs=3 rowsel=quick udplen=1300 out='' sysctls=() varsel=baseline,patched
+streams='' smp='' target_ci=3 tlimit=60 auto=0
+# --pairs auto: pairs before the first look at the intervals (LKP's
+# minimum of 3 samples a side), and at most
+AUTO_MIN=3 AUTO_MAX=10
 controls=-    # -: report.py's default
 failreg=0
 while (($#)); do
 	case "$1" in
 	--pairs) opt_value "$@"; pairs=$2; shift ;;
+	--target-ci) opt_value "$@"; target_ci=$2; shift ;;
+	--time-limit) opt_value "$@"; tlimit=$2; shift ;;
+	--streams) opt_value "$@"; streams=$2; shift ;;
+	--smp) opt_value "$@"; smp=$2; shift ;;
 	--time) opt_value "$@"; secs=$2; shift ;;
 	--rows) opt_value "$@"; rowsel=$2; shift ;;
 	--udp-len) opt_value "$@"; udplen=$2; shift ;;
@@ -141,8 +165,24 @@ while (($#)); do
 	esac
 	shift
 done
+if [[ "$pairs" == auto ]]; then
+	auto=1 pairs=$AUTO_MIN
+fi
+[[ "$pairs" =~ ^[0-9]+$ ]] || usage_error "--pairs needs a number (0 = the instruction phase only) or auto"
+if [[ ! "$target_ci" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v t="$target_ci" 'BEGIN { exit !(t > 0) }'; then
+	usage_error "--target-ci needs a positive percentage, e.g. 3"
+fi
+[[ "$tlimit" =~ ^[1-9][0-9]*$ ]] || usage_error "--time-limit needs a positive number of minutes"
+# --rows multi: several flows on several vCPUs unless told otherwise
+# (an option, or a setting other than its default)
+if [[ ",$rowsel," == *,multi,* ]]; then
+	[[ -n "$streams" || "$RIG_STREAMS" != 1 ]] || streams=4
+	[[ -n "$smp" || "$RIG_SMP" != 1 ]] || smp=2
+fi
+[[ -z "$streams" ]] || export RIG_STREAMS=$streams
+[[ -z "$smp" ]] || export RIG_SMP=$smp
 rig_settings_check
-[[ "$pairs" =~ ^[0-9]+$ ]] || usage_error "--pairs needs a number (0 = the instruction phase only)"
+streams=$RIG_STREAMS
 [[ "$ipairs" =~ ^[0-9]+$ ]] || usage_error "--instr-pairs needs a number (0 = no instruction phase)"
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || usage_error "--time needs a positive number of seconds"
 [[ "$udplen" =~ ^[1-9][0-9]*$ ]] || usage_error "--udp-len needs a positive number of bytes"
@@ -152,14 +192,14 @@ mapfile -t rows <<<"$rows_txt"
 # The instruction phase: only under a run without --icount (a run under
 # --icount is one already), and only rows with a cost or demand pass.
 irows=()
-if [[ -z "$RIG_ICOUNT" ]] && ((ipairs > 0)); then
+if [[ -z "$RIG_ICOUNT" && "$RIG_ACCEL" == tcg ]] && ((ipairs > 0)); then
 	for row in "${rows[@]}"; do
 		row_decode "$row" || exit
 		[[ "$ROW_PROTO" == icmp ]] || irows+=("$row")
 	done
 fi
 ((pairs > 0 || ${#irows[@]} > 0)) ||
-	usage_error "--pairs 0 runs the instruction phase only: it needs --instr-pairs N > 0, no --icount, and rows other than ICMP"
+	usage_error "--pairs 0 runs the instruction phase only: it needs --instr-pairs N > 0, no --icount, TCG, and rows other than ICMP"
 IFS=, read -ra variants <<<"$varsel"
 case "${variants[*]}" in
 "baseline patched" | "patched baseline" | baseline | patched) ;;
@@ -176,12 +216,26 @@ pair_order() {
 	echo "${ord[@]}"
 }
 
+# dry_qemu PHASE ICOUNT: the QEMU command lines of that phase's guests
+# (guests_start's dry run into a scratch folder), "qemu PHASE: ..."
+dry_qemu() {
+	local d
+	d=$(mktemp -d)
+	RIG_ICOUNT=$2 guests_start "$d" "$RIG_KERNELS/${variants[0]}" | sed -n "/qemu-system-x86_64 /s|^|qemu $1: |p"
+	rm -rf "$d"
+}
+
 link_choose
 if ((RIG_DRY_RUN)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
 	printf 'sysctls: %s\nicount: %s%s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}" \
 		"${RIG_ICOUNT:+${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}}"
 	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"
+	printf 'accel: %s, %s vCPU(s) per guest, %s stream(s)\n' "$RIG_ACCEL" "$RIG_SMP" "$streams"
+	if ((auto)); then
+		printf 'pairs: auto, %s to %s, until every noisy metric of the targeted rows has its 95 %% interval within +-%s %% or %s min\n' \
+			"$AUTO_MIN" "$AUTO_MAX" "$target_ci" "$tlimit"
+	fi
 	if ((pairs > 0)); then
 		printf 'rows: %s\npairs: %s, %ss each, order: %s\n' "${rows[*]}" "$pairs" "$secs" \
 			"$(for ((i = 1; i <= pairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
@@ -192,9 +246,15 @@ if ((RIG_DRY_RUN)); then
 		printf 'instruction phase: -icount %s%s, rows: %s\npairs: %s, order: %s\n' \
 			"$RIG_BENCH_ICOUNT" "${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}" "${irows[*]}" "$ipairs" \
 			"$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
+	elif [[ "$RIG_ACCEL" == kvm ]]; then
+		echo "instruction phase: none (KVM: no -icount; per KB: the throughput pass's /proc/stat CPU, and perf stat cycles and instructions where the guest has a PMU)"
 	else
 		echo "instruction phase: none"
 	fi
+	# The guests' QEMU command lines, per phase (kernel not built yet:
+	# the installed kernel's path as it will be)
+	dry_qemu throughput "$RIG_ICOUNT"
+	((${#irows[@]} == 0)) || dry_qemu instructions "$RIG_BENCH_ICOUNT"
 	exit 0
 fi
 
@@ -252,7 +312,7 @@ write_meta() {
 		--arg accel "$RIG_ACCEL" --arg icount "$RIG_ICOUNT" --arg sysctls "${sysctls[*]}" \
 		--arg append "${RIG_ICOUNT:+$RIG_ICOUNT_APPEND}" \
 		--arg mode "$mode" --arg instr "$([[ "$mode" == all ]] && ((${#irows[@]})) && echo instr)" \
-		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" \
+		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" --argjson streams "$streams" \
 		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
 		--argjson demand "$(demand_meta)" \
 		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
@@ -264,6 +324,7 @@ write_meta() {
 		  instr_dir: (if $instr == "" then null else $instr end),
 		  rows: ($rows | split(" ")), pairs: $pairs, time_s: $secs, udp_len: $udplen,
 		  link: $link, link_why: $link_why, accel: $accel, smp: $smp, pinned: ($pin == 1),
+		  streams: $streams,
 		  icount: (if $icount == "" then null else $icount end),
 		  guest_append: (if $append == "" then null else $append end),
 		  sysctls: ($sysctls | split(" ") | map(select(. != ""))),
@@ -277,7 +338,7 @@ write_meta() {
 # One boot of one kernel: every row, appended to runs.jsonl.
 bench_boot() {
 	local v=$1 pair=$2
-	local run=$pdir/boot-$pair-$v row child p mbps ike esp acct cost demand t
+	local run=$pdir/boot-$pair-$v row child p mbps ike esp acct cost demand cpu t
 	mkdir -p "$run"
 	# This boot's cleanup scope: popped at the end, it stops this boot's
 	# guests and nothing else.
@@ -297,12 +358,18 @@ bench_boot() {
 		row_up "$row" >"$run/ike-up.out"
 		p=$ROW_PROTO child=$ROW_CHILD
 		ike=$(sed -n 's/^ike_up_seconds=//p' "$run/ike-up.out")
-		mbps=null
+		mbps=null cpu=null
 		if [[ "$mode" == all && "$p" != icmp ]]; then # ICMP rows are counted only
-			local args=(-t "$secs")
+			local args=(-t "$secs") s0 s1 r0 r1
 			[[ "$p" == udp ]] && args+=(-b 0 -l "$udplen")
+			((streams == 1)) || args+=(-P "$streams")
+			# both ends' CPU over the pass (acct.sh: cpu_json)
+			r0=$(cpu_snap b) s0=$(cpu_snap a)
 			mbps=$(iperf_run "$pdir/raw/$pair-$v-$row.json" "$ROW_PEER" "$p" "${args[@]}") ||
 				die "$E_TRAFFIC" "row $row on $v (pair $pair) failed; raw: $pdir/raw/$pair-$v-$row.json"
+			s1=$(cpu_snap a) r1=$(cpu_snap b)
+			cpu=$(cpu_json "$s0" "$s1" "$r0" "$r1" "$pdir/raw/$pair-$v-$row.json") ||
+				die "$E_FAIL" "row $row on $v (pair $pair): no CPU figures from the snapshots or $pdir/raw/$pair-$v-$row.json"
 		fi
 		esp=null acct=null cost=null demand=null
 		# Service demand (only under -icount, where guest time counts
@@ -328,9 +395,10 @@ bench_boot() {
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
 			row_down "$row"
 		fi
-		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","mbps":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"demand":%s}\n' \
-			"$pair" "$v" "$row" "$RIG_LINK_USED" "$mbps" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$demand" >>"$runs"
-		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s\n' "$pair" "$v" "$row" "$mbps" \
+		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","streams":%d,"smp":%d,"mbps":%s,"cpu":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"demand":%s}\n' \
+			"$pair" "$v" "$row" "$RIG_LINK_USED" "$streams" "$RIG_SMP" "$mbps" "$cpu" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$demand" >>"$runs"
+		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s%s\n' "$pair" "$v" "$row" "$mbps" \
+			"$(jq -r 'if . == null then "" else "CPU snd \(.snd_util_pct) % rcv \(.rcv_util_pct) % (\(.snd_us_per_kb) / \(.rcv_us_per_kb) us/KB); " end' <<<"$cpu")" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \
 			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" \
 			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.source), \(.retransmits) retr)" end' <<<"$demand")" >&2
@@ -353,9 +421,44 @@ run_phase() {
 		for v in "${order[@]}"; do
 			bench_boot "$v" "$pair"
 		done
+		if ((auto)) && [[ "$mode" == all ]] && ((pair >= AUTO_MIN)); then
+			auto_more "$pair" $((SECONDS - t)) && ppairs=$((pair + 1))
+		fi
 	done
-	jq --argjson t "$((SECONDS - t))" '.total_seconds = $t' "$pdir/meta.json" >"$pdir/meta.json.tmp"
+	meta_set total_seconds "$((SECONDS - t))"
+	((auto == 0)) || [[ "$mode" != all ]] || meta_set pairs "$ppairs"
+}
+
+# meta_set KEY JSON: KEY = JSON in the phase's meta.json.
+meta_set() {
+	jq --argjson v "$2" ".$1 = \$v" "$pdir/meta.json" >"$pdir/meta.json.tmp"
 	mv "$pdir/meta.json.tmp" "$pdir/meta.json"
+}
+
+# auto_more PAIRS ELAPSED_S: --pairs auto after PAIRS pairs: true when
+# one more pair is wanted (an interval is still wider than --target-ci,
+# and another pair fits in --time-limit and AUTO_MAX); the state and the
+# reason in meta.json's pairs_auto either way.
+auto_more() {
+	local n=$1 el=$2 st rc=0 why more=1
+	st=$(python3 "$RIG_TOP/net-tests/report.py" --ci-status "$target_ci" "$pdir") || rc=$?
+	((rc <= 1)) || die "$E_FAIL" "report.py --ci-status failed (exit $rc) on $pdir"
+	if ((rc == 0)); then
+		why="every watched interval within +-$target_ci %" more=0
+	elif ((n >= AUTO_MAX)); then
+		why="$AUTO_MAX pairs, the most --pairs auto runs" more=0
+	elif ((el + el / n > tlimit * 60)); then
+		why="another pair (~$((el / n)) s) would end past --time-limit $tlimit min" more=0
+	else
+		why="an interval is still wider than +-$target_ci %: one more pair"
+	fi
+	log "pairs auto after $n pair(s), ${el}s: $(jq -r '.text' <<<"$st"); $why"
+	meta_set pairs_auto "$(jq -c --arg why "$why" --argjson n "$n" --argjson t "$target_ci" \
+		--argjson lim "$tlimit" --argjson min "$AUTO_MIN" --argjson max "$AUTO_MAX" --argjson el "$el" \
+		'{target_ci_pct: $t, time_limit_min: $lim, min_pairs: $min, max_pairs: $max,
+		  pairs_done: $n, elapsed_s: $el, stopped: (if $why | test("one more") then null else $why end),
+		  last_check: ., reason: $why}' <<<"$st")"
+	((more))
 }
 
 # report_phase: the phase's report (report.py: table, verdict.json, which

@@ -312,13 +312,23 @@ rows_func() {
 	done
 }
 
+# ROWS_MULTI: several flows on several vCPUs (bench --rows multi, which
+# makes --streams 4 --smp 2 the defaults): the ESP TCP rows the series
+# targets, one ESP GSO row, and their plaintext controls.
+ROWS_MULTI=(
+	tcp-v4-plain tcp-v4-transport-gcm-off tcp-v4-transport-gcm-auto
+	tcp-v6-plain tcp-v6-tunnel-gcm-off
+)
+
 # rows_select SEL[,SEL...]: print the rows, validated; each SEL is quick,
-# full (the ESP and plaintext rows), func (rows_func) or a row's name.
+# full (the ESP and plaintext rows), func (rows_func), multi (ROWS_MULTI)
+# or a row's name.
 rows_select() {
 	local r
 	for r in ${1//,/ }; do
 		case "$r" in
 		quick) printf '%s\n' "${ROWS_QUICK[@]}" ;;
+		multi) printf '%s\n' "${ROWS_MULTI[@]}" ;;
 		full) rows_full ;;
 		func) rows_func ;;
 		*)

@@ -63,6 +63,7 @@ import glob
 import fnmatch
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -226,6 +227,10 @@ def summarise(runs, d):
                 ds = [r["demand"][k + "_instr_per_kb"] for r in rs
                       if (r.get("demand") or {}).get(k + "_instr_per_kb") is not None]
                 side[k + "_instr_per_kb"] = dist(ds)
+                # the throughput pass's CPU on each end (/proc/stat)
+                for f in ("util_pct", "us_per_kb"):
+                    xs = [(r.get("cpu") or {}).get(k + "_" + f) for r in rs]
+                    side[k + "_" + f] = dist([x for x in xs if x is not None])
             ent[v] = side
         pb = {(r["pair"], r["variant"]): r["mbps"] for r in runs
               if r["row"] == row and r["link"] == link
@@ -298,6 +303,11 @@ def table(rows, md):
     if has_demand:
         hdr += ["snd instr/KB b med [min-max]", "p", "%change snd",
                 "rcv instr/KB b med [min-max]", "p", "%change rcv"]
+    has_cpu = any(e[v].get("snd_util_pct", {}).get("median") is not None
+                  for e in rows for v in ("baseline", "patched"))
+    if has_cpu:
+        hdr += ["snd CPU % b", "p", "rcv CPU % b", "p",
+                "snd us/KB b med [min-max]", "p", "rcv us/KB b med [min-max]", "p"]
     lines = []
     for e in rows:
         b, p = e["baseline"], e["patched"]
@@ -320,6 +330,13 @@ def table(rows, md):
                 cells += [spread(b[k + "_instr_per_kb"], "{:.0f}"),
                           spread(p[k + "_instr_per_kb"], "{:.0f}"),
                           fmt(e[k + "_demand_change_pct"], "{:+.1f}%")]
+        if has_cpu:
+            for k in ("snd", "rcv"):
+                cells += [fmt(b[k + "_util_pct"]["median"], "{:.0f}"),
+                          fmt(p[k + "_util_pct"]["median"], "{:.0f}")]
+            for k in ("snd", "rcv"):
+                cells += [spread(b[k + "_us_per_kb"], "{:.2f}"),
+                          spread(p[k + "_us_per_kb"], "{:.2f}")]
         lines.append(cells)
     if md:
         out = ["| " + " | ".join(hdr) + " |",
@@ -379,6 +396,11 @@ DEFAULT_CONTROLS = ("*-plain", "udp-*", "icmp-*", "*-on")
 # The cost histogram's bucket (net-tests/guest/cost.sh B=100, in the
 # recorded unit: instructions at -icount shift=0).
 COST_BUCKET = 100
+# Noisy metrics: LKP's minimum of samples a side, the number of
+# same-pair ratios from which the bootstrap interval judges, resamples.
+LKP_MIN = 3
+BOOT_MIN = 5
+BOOT_N = 10000
 
 
 def _acct_get(key):
@@ -397,6 +419,16 @@ def _demand_get(side):
         if d.get("source") in ("insn", "timer_list"):
             return v, 0   # counted instructions, or busy ns: exact
         # resolution: what one /proc/stat tick is worth in this boot
+        return v, (v / t if v is not None and t else 0)
+    return get
+
+
+def _cpu_get(side, what):
+    """The throughput pass's CPU figure of one side, with the worth of
+    one /proc/stat tick (10 ms of one CPU) in it as the resolution."""
+    def get(r):
+        c = r.get("cpu") or {}
+        v, t = c.get(side + "_" + what), c.get(side + "_busy_ticks")
         return v, (v / t if v is not None and t else 0)
     return get
 
@@ -434,6 +466,25 @@ METRICS = [
          rel=0.05, floor=0,
          unit="Mbit/s per side; judged on the median same-pair ratio"
               " patched/baseline", get=lambda r: (r.get("mbps"), 0)),
+    dict(key="snd_us_per_kb", label="snd us/KB", cls="noisy", lower=True,
+         rel=0.05, floor=0,
+         unit="sender CPU busy us per KB sent over the throughput pass"
+              " (/proc/stat, all vCPUs: netperf's service demand)",
+         get=_cpu_get("snd", "us_per_kb")),
+    dict(key="rcv_us_per_kb", label="rcv us/KB", cls="noisy", lower=True,
+         rel=0.05, floor=0,
+         unit="receiver CPU busy us per KB received over the throughput pass",
+         get=_cpu_get("rcv", "us_per_kb")),
+    dict(key="snd_util_pct", label="snd CPU %", cls="context", lower=True,
+         rel=0.05, floor=0,
+         unit="sender CPU utilisation over the throughput pass, % of all"
+              " its vCPUs (context: read with throughput and us/KB)",
+         get=_cpu_get("snd", "util_pct")),
+    dict(key="rcv_util_pct", label="rcv CPU %", cls="context", lower=True,
+         rel=0.05, floor=0,
+         unit="receiver CPU utilisation over the throughput pass, % of all"
+              " its vCPUs (context)",
+         get=_cpu_get("rcv", "util_pct")),
 ]
 
 RULES = {
@@ -441,7 +492,24 @@ RULES = {
                      "unless a kernel's boots disagree by more than the "
                      "difference (noise); within it -> same (noise if the "
                      "boots disagree by more than the threshold)",
-    "noisy": "judged only when every boot of one kernel is beyond every "
+    "noisy_rule": "which rule judged a noisy metric is in its entry "
+                  "(\"rule\"): bootstrap95 with at least %d "
+                  "same-pair ratios, else lkp-separated with at least "
+                  "%d boots a side, else none (noise)" % (BOOT_MIN, LKP_MIN),
+    "bootstrap95": "the 95 %% interval of the mean same-pair ratio "
+                   "patched/baseline (percentile bootstrap, %d "
+                   "resamples, fixed seed): better/worse when the whole "
+                   "interval lies on one side of 1 and |mean - 1| exceeds "
+                   "the threshold and the noise floor (one /proc/stat "
+                   "tick, the controls' A/A spread); same when the whole "
+                   "interval lies within 1 +- threshold; else noise" % BOOT_N,
+    "interval": "every noisy or context metric with at least %d "
+                "same-pair ratios carries interval95 (bootstrap, as "
+                "above), whichever rule judged it" % LKP_MIN,
+    "context": "utilisation: reported with its interval, not judged (a "
+               "change that moves more bytes may use more CPU; us/KB is "
+               "the judged figure)",
+    "noisy": "lkp-separated: judged only when every boot of one kernel is beyond every "
              "boot of the other and |ratio - 1| exceeds the threshold and "
              "the noise floor: one /proc/stat tick, (max-min)/median of the "
              "same-pair ratios, the A/A spread of the control rows of the "
@@ -449,7 +517,8 @@ RULES = {
              "or their same-pair ratios; controls themselves: their own "
              "boots only); else noise (same if the difference, the boots' "
              "spreads and the floor are within the threshold); fewer than "
-             "2 boots a side -> noise",
+             "%d boots a side -> noise (LKP's rule: at least 3 samples a "
+             "side, ranges separated)" % LKP_MIN,
     "controls": "a control row judged better or worse on a metric has "
                 "moved: the better/worse findings of that metric on the "
                 "targeted rows of its link become unconfirmed",
@@ -460,6 +529,22 @@ RULES = {
                               "better": "lower" if m["lower"] else "higher",
                               "unit": m["unit"]} for m in METRICS},
 }
+
+
+def interval95(xs, seed=1):
+    """95 % percentile-bootstrap interval of the mean of xs: {"mean",
+    "lo", "hi", "n", "method"}, or None with fewer than LKP_MIN values.
+    A fixed seed: the same runs give the same verdict.json."""
+    xs = [x for x in xs if x is not None]
+    n = len(xs)
+    if n < LKP_MIN:
+        return None
+    rnd = random.Random(seed)
+    means = sorted(sum(rnd.choices(xs, k=n)) / n for _ in range(BOOT_N))
+    return {"mean": sum(xs) / n, "lo": means[int(0.025 * BOOT_N)],
+            "hi": means[int(0.975 * BOOT_N) - 1], "n": n,
+            "method": "percentile bootstrap of the mean same-pair ratio, "
+                      "{} resamples".format(BOOT_N)}
 
 
 def _dist(xs):
@@ -536,9 +621,18 @@ def _metric_entry(m, bvals, bres, pvals, pres, aa):
         e["judgement"] = "n/a"
         e["note"] = "no baseline to compare with"
         return e
-    if min(b["n"], p["n"]) < 2:
+    # the 95 % interval of the mean same-pair ratio (noisy and context)
+    prs = [pvals[i] / bvals[i] for i in sorted(bvals) if i in pvals and bvals[i]]
+    iv = interval95(prs)
+    if iv:
+        e["interval95"] = iv
+    if m["cls"] == "context":
+        e["judgement"] = "context"
+        return e
+    if min(b["n"], p["n"]) < LKP_MIN:
         e["judgement"] = "noise"
-        e["note"] = "fewer than 2 boots a side: no spread to judge against"
+        e["rule"] = "none"
+        e["note"] = "fewer than {} boots a side (LKP's minimum): not judged".format(LKP_MIN)
         return e
     diff, thr = e["ratio"] - 1, m["rel"]
     # every boot of one kernel beyond every boot of the other
@@ -556,6 +650,20 @@ def _metric_entry(m, bvals, bres, pvals, pres, aa):
     noise = max(floor.values(), default=0.0)
     e.update(diff_rel=diff, threshold_rel=thr, noise_rel=noise,
              separated=separated, spreads_rel=parts)
+    if iv and iv["n"] >= BOOT_MIN:
+        # bootstrap95: the interval, not the boots' ranges, decides
+        e["rule"] = "bootstrap95"
+        d = iv["mean"] - 1
+        beyond = iv["lo"] > 1 or iv["hi"] < 1
+        if beyond and abs(d) > max(thr, noise):
+            j = "better" if (d < 0) == m["lower"] else "worse"
+        elif 1 - thr <= iv["lo"] and iv["hi"] <= 1 + thr and noise <= thr:
+            j = "same"
+        else:
+            j = "noise"
+        e["judgement"] = e["judged"] = j
+        return e
+    e["rule"] = "lkp-separated"
     e["judgement"] = e["judged"] = _judge(
         diff, thr, noise if separated else max(parts.values(), default=0.0),
         m["lower"], separated)
@@ -579,6 +687,9 @@ def _short(row, link, nlinks, m, e):
                           for v in ("baseline", "patched"))
         if e.get("change_pct") is not None:
             val += " ({:+.1f} %)".format(e["change_pct"])
+    if e.get("interval95"):
+        val += ", 95 % interval {:+.1f}..{:+.1f} %".format(
+            (e["interval95"]["lo"] - 1) * 100, (e["interval95"]["hi"] - 1) * 100)
     return "{} {} {}".format(name, m["label"], val)
 
 
@@ -658,7 +769,8 @@ def verdict(runs, run_meta, controls, icount):
                 moved.setdefault((ent["link"], key), []).append(s)
             elif e["judgement"] == "noise":
                 ctl_noise.append(s)
-    tgt = {"better": [], "worse": [], "unconfirmed": [], "same": 0, "noise": 0, "n/a": 0}
+    tgt = {"better": [], "worse": [], "unconfirmed": [], "same": 0, "noise": 0, "n/a": 0,
+           "context": 0}
     brief = {"better": {}, "worse": {}, "unconfirmed": {}}
     regressions = []
     for ent in rows:
@@ -697,6 +809,14 @@ def verdict(runs, run_meta, controls, icount):
         if brief["unconfirmed"]:
             text += " | unconfirmed: " + rowwise("unconfirmed")
         text += " | {} same, {} noise".format(tgt["same"], tgt["noise"])
+        used = {}
+        for ent in rows:
+            for e in ent["metrics"].values():
+                if e.get("rule") and ent["role"] == "target":
+                    used[e["rule"]] = used.get(e["rule"], 0) + 1
+        if used:
+            text += " | noisy metrics judged by " + ", ".join(
+                "{} ({})".format(r, n) for r, n in sorted(used.items()))
         if state == "moved":
             text += " | control moved: " + "; ".join(
                 s for v in moved.values() for s in v)
@@ -760,6 +880,9 @@ def verdict_table(v, md):
                 c += " {:.2f}".format(e["ratio"])
             elif e.get("change_pct") is not None:
                 c += " {:+.1f}%".format(e["change_pct"])
+            if e.get("interval95"):
+                c += " [{:+.1f}..{:+.1f}]".format((e["interval95"]["lo"] - 1) * 100,
+                                                 (e["interval95"]["hi"] - 1) * 100)
             cells.append(c)
         lines.append(cells)
     if md:
@@ -786,6 +909,43 @@ def copy_flags(d):
     return seen
 
 
+# --pairs auto watches these noisy metrics of the targeted rows
+AUTO_METRICS = ("throughput", "snd_us_per_kb", "rcv_us_per_kb")
+
+
+def ci_status(v, target):
+    """bench --pairs auto: are the 95 % intervals of the watched metrics
+    (AUTO_METRICS) on every targeted row within +-target %?  (ok, state
+    as a dict with a one-line "text")."""
+    widest, missing = None, []
+    for ent in v["rows"]:
+        if ent["role"] != "target":
+            continue
+        for k in AUTO_METRICS:
+            e = ent["metrics"].get(k)
+            if not e:
+                continue
+            iv = e.get("interval95")
+            if not iv:
+                missing.append("{} {}".format(ent["row"], k))
+                continue
+            hw = (iv["hi"] - iv["lo"]) / 2 * 100
+            if widest is None or hw > widest["half_width_pct"]:
+                widest = {"row": ent["row"], "metric": k,
+                          "half_width_pct": round(hw, 2),
+                          "interval": [round(iv["lo"], 4), round(iv["hi"], 4)]}
+    ok = not missing and widest is not None and widest["half_width_pct"] <= target
+    if missing:
+        text = "no interval yet for " + ", ".join(missing)
+    elif widest is None:
+        text = "no watched metric ({}) on a targeted row".format(", ".join(AUTO_METRICS))
+    else:
+        text = "widest 95 % interval +-{} % ({} {})".format(
+            widest["half_width_pct"], widest["row"], widest["metric"])
+    return ok, {"ok": ok, "target_ci_pct": target, "widest": widest,
+                "missing": missing, "text": text}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -802,6 +962,11 @@ def main():
                     help="exit 1 if a targeted row is worse on a deterministic"
                          " metric or a control row moved (printed on stderr)")
     ap.add_argument("--no-plot", action="store_true", help="skip gnuplot")
+    ap.add_argument("--ci-status", type=float, metavar="PCT",
+                    help="bench --pairs auto: print whether the 95 %% intervals"
+                         " of throughput and us/KB on every targeted row are"
+                         " within +-PCT %% (JSON); exit 0 if so, 1 if not;"
+                         " writes nothing")
     a = ap.parse_args()
     # (exit 2, not 1: 1 is --fail-on-regression's verdict)
     try:
@@ -812,8 +977,15 @@ def main():
     if not runs:
         print("report.py: no runs in " + a.dir, file=sys.stderr)
         sys.exit(2)
-    rows = summarise(runs, a.dir)
     run_meta = load_meta(a.dir)
+    if a.ci_status is not None:
+        ctl = run_meta.get("controls")
+        ctl = list(DEFAULT_CONTROLS) if ctl is None else ctl
+        ok, st = ci_status(verdict(runs, run_meta, ctl, run_meta.get("icount") or ""),
+                           a.ci_status)
+        print(json.dumps(st))
+        sys.exit(0 if ok else 1)
+    rows = summarise(runs, a.dir)
     # Offline: what the run itself recorded.
     if a.build_seconds is None:
         a.build_seconds = run_meta.get("build_seconds")

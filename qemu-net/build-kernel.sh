@@ -66,7 +66,7 @@ patched | debug) ref=patched sdir=$RIG_PATCHES ;;
 *) usage_error "VARIANT must be baseline, patched or debug, not '$variant'" ;;
 esac
 ((trim || ${#cfgdir})) || usage_error "--untrimmed goes with --config"
-rig_settings_check
+rig_settings_check --no-boot
 fragpaths=("$RIG_TOP/configs/guest.config")
 ((trim == 0)) || fragpaths=("$RIG_TOP/configs/trim.config" "${fragpaths[@]}")
 skey=none

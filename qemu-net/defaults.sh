@@ -57,10 +57,14 @@ unset rig_v RIG_ENV
 : "${RIG_JOBS:=$(nproc)}"
 # QEMU accelerator, tcg or kvm (--accel); /dev/kvm on the CI machines hangs stock kernels
 : "${RIG_ACCEL:=tcg}"
+# the KVM device --accel kvm needs (checked before any build; a test points it elsewhere)
+: "${RIG_KVM_DEV:=/dev/kvm}"
 # MiB of memory per guest
 : "${RIG_MEM:=768}"
-# vCPUs per guest (QEMU -smp)
+# vCPUs per guest (QEMU -smp; bench --smp; 2 with bench --rows multi unless given)
 : "${RIG_SMP:=1}"
+# parallel flows of bench's throughput and service-demand passes (iperf3 -P; --streams; 4 with --rows multi unless given)
+: "${RIG_STREAMS:=1}"
 # 1 = each guest's QEMU on a host CPU of its own (taskset: a on the first CPU the run may use, b on the second); 0 = unpinned (bench --no-pin)
 : "${RIG_PIN:=1}"
 # QEMU -icount spec for TCG guests, e.g. shift=0,sleep=on (bench --icount); empty = off
@@ -129,7 +133,7 @@ unset rig_v RIG_ENV
 : "${RIG_DEMAND_UDP_RATE:=50M}"
 # TCP bytes of a paced service-demand pass (RIG_DEMAND_RATE not 0), every row
 : "${RIG_DEMAND_PACED_BYTES:=16M}"
-# instructions counted by the skbt-insn QEMU plugin (auto: with -icount, TCG, 1 vCPU; 1; 0)
+# instructions counted by the skbt-insn QEMU plugin (auto: with -icount and TCG; 1; 0; several vCPUs: their sum, one TCG thread)
 : "${RIG_INSN:=auto}"
 
 export RIG_CACHE

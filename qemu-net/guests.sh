@@ -44,9 +44,20 @@ guests_start() {
 	[[ "$RIG_LINK_USED" == socket ]] && LINK_PORT=$(free_port)
 	link_start "$run"
 	mapfile -t wrap < <(link_wrap)
+	# RIG_INSN: the skbt-insn plugin counts each guest's instructions,
+	# written at every skbt-mark (the service-demand pass)
+	local insn=0 plugin
+	if insn_plugin_wanted; then
+		((RIG_DRY_RUN)) || make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-mark >&2 ||
+			die "$E_BUILD" "net-tests/tools: the skbt-insn plugin does not build"
+		insn=1
+	fi
 	case "$RIG_ACCEL" in
 	tcg)
 		accel=(-accel tcg -cpu max)
+		# The plugin's one counter is exact over several vCPUs only
+		# when one host thread runs them in turn (-icount implies it).
+		((insn == 0 || RIG_SMP == 1)) || accel=(-accel "tcg,thread=single" -cpu max)
 		# Guest time counts instructions (2^shift ns each), so in-guest
 		# timings no longer depend on the host's load (bench --icount);
 		# RIG_ICOUNT_APPEND (clearcpuid=erms) keeps TCG from counting a
@@ -62,14 +73,6 @@ guests_start() {
 		;;
 	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
 	esac
-	# RIG_INSN: the skbt-insn plugin counts each guest's instructions,
-	# written at every skbt-mark (the service-demand pass)
-	local insn=0
-	if insn_plugin_wanted; then
-		((RIG_DRY_RUN)) || make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-mark >&2 ||
-			die "$E_BUILD" "net-tests/tools: the skbt-insn plugin does not build"
-		insn=1
-	fi
 	local cpus=()
 	mapfile -t cpus < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)), sep="\n")')
 	for i in 0 1; do
@@ -87,14 +90,17 @@ guests_start() {
 			-device "virtio-9p-pci,fsdev=rig,mount_tag=rig"
 			-fsdev "local,id=src,path=$RIG_TOP,security_model=none,readonly=on"
 			-device "virtio-9p-pci,fsdev=src,mount_tag=src")
-		((insn == 0)) || cmd+=(-plugin "file=$RIG_TOP/net-tests/tools/skbt-insn.so,out=$run/$g/insn.log")
+		plugin="file=$RIG_TOP/net-tests/tools/skbt-insn.so,out=$run/$g/insn.log"
+		((RIG_SMP == 1)) || plugin+=,single=on
+		((insn == 0)) || cmd+=(-plugin "$plugin")
 		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then
 			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
 		fi
 		# RIG_PIN: guest i's QEMU (all its threads) on the i-th CPU
 		# this run may use (modulo their number), so the two never share
-		# one when there are two.
-		((RIG_PIN == 0)) || cmd=(taskset -c "${cpus[i % ${#cpus[@]}]}" "${cmd[@]}")
+		# one when there are two; with RIG_SMP vCPUs and at least twice
+		# as many CPUs, on a set of RIG_SMP CPUs of its own.
+		((RIG_PIN == 0)) || cmd=(taskset -c "$(pin_cpus "$i" "${cpus[@]}")" "${cmd[@]}")
 		printf '%q ' "${cmd[@]}" >"$run/$g/qemu.cmd"
 		echo >>"$run/$g/qemu.cmd"
 		((RIG_DRY_RUN)) && { cat "$run/$g/qemu.cmd"; continue; }
@@ -114,13 +120,30 @@ guests_start() {
 	done
 }
 
-# insn_plugin_wanted: RIG_INSN=1, or auto with -icount, TCG and one vCPU
-# (the plugin's one counter is exact with one).
+# pin_cpus I CPU...: the host CPUs guest I's QEMU is pinned to, from
+# the CPUs this run may use: RIG_SMP of them, disjoint from the other
+# guest's, when there are 2 x RIG_SMP; else the I-th (modulo).
+pin_cpus() {
+	local i=$1 n
+	shift
+	n=$#
+	if ((RIG_SMP > 1 && n >= 2 * RIG_SMP)); then
+		local set=("${@:i*RIG_SMP+1:RIG_SMP}")
+		(IFS=,; echo "${set[*]}")
+	else
+		local all=("$@")
+		echo "${all[i % n]}"
+	fi
+}
+
+# insn_plugin_wanted: RIG_INSN=1, or auto with -icount and TCG.  With
+# several vCPUs (RIG_SMP) the plugin counts their sum, exact since one
+# host thread runs them in turn (thread=single; -icount implies it).
 insn_plugin_wanted() {
 	case "$RIG_INSN" in
-	1) [[ "$RIG_ACCEL" == tcg && "$RIG_SMP" == 1 ]] ||
-		die "$E_USAGE" "RIG_INSN=1 needs TCG and one vCPU (RIG_SMP=1)" ;;
-	auto) [[ -n "$RIG_ICOUNT" && "$RIG_ACCEL" == tcg && "$RIG_SMP" == 1 ]] ;;
+	1) [[ "$RIG_ACCEL" == tcg ]] ||
+		die "$E_USAGE" "RIG_INSN=1 needs TCG (the plugin is TCG's)" ;;
+	auto) [[ -n "$RIG_ICOUNT" && "$RIG_ACCEL" == tcg ]] ;;
 	*) return 1 ;;
 	esac
 }

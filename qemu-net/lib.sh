@@ -103,9 +103,12 @@ operands() {
 
 # rig_settings_check: the settings (options, environment, rig.local) a
 # run uses make sense; called once the options are parsed, so that a typo
-# stops the run before a kernel build, not after it.
+# stops the run before a kernel build, not after it.  --no-boot: the
+# caller boots no guest (build-kernel.sh): the accelerator's device is
+# not its concern.
 rig_settings_check() {
-	local v
+	local v boots=1
+	[[ "${1:-}" != --no-boot ]] || boots=0
 	case "$RIG_ACCEL" in
 	tcg | kvm) ;;
 	*) die "$E_USAGE" "RIG_ACCEL/--accel must be tcg or kvm, not '$RIG_ACCEL'" ;;
@@ -116,10 +119,17 @@ rig_settings_check() {
 	esac
 	[[ -z "$RIG_ICOUNT" || "$RIG_ACCEL" == tcg ]] ||
 		die "$E_USAGE" "-icount is TCG only: RIG_ICOUNT/--icount with --accel kvm"
+	# KVM: the device must be there before a kernel is built for it (a
+	# dry run only prints the command lines: no device needed)
+	if [[ "$RIG_ACCEL" == kvm ]] && ((boots && !RIG_DRY_RUN)) && [[ ! -c "$RIG_KVM_DEV" || ! -r "$RIG_KVM_DEV" || ! -w "$RIG_KVM_DEV" ]]; then
+		die "$E_USAGE" "--accel kvm needs $RIG_KVM_DEV (a character device this user can read and write): $(
+			if [[ -e "$RIG_KVM_DEV" ]]; then ls -l "$RIG_KVM_DEV"; else echo "not there (no KVM on this machine, or the kvm module is not loaded)"; fi
+		); use --accel tcg"
+	fi
 	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE RIG_PIN RIG_DEMAND_QUICKACK; do
 		[[ "${!v}" == [01] ]] || die "$E_USAGE" "$v must be 0 or 1, not '${!v}'"
 	done
-	for v in RIG_JOBS RIG_MEM RIG_SMP RIG_BOOT_TIMEOUT RIG_EXEC_TIMEOUT RIG_TAIL RIG_IKE_DOWN_TIMEOUT \
+	for v in RIG_JOBS RIG_MEM RIG_SMP RIG_STREAMS RIG_BOOT_TIMEOUT RIG_EXEC_TIMEOUT RIG_TAIL RIG_IKE_DOWN_TIMEOUT \
 		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_DEBUG_IKE_DOWN_TIMEOUT RIG_DEBUG_SMP RIG_DEBUG_FAILSLAB RIG_ACCT_UDP_LEN RIG_DEMAND_PORT; do
 		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
 	done

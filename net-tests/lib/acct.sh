@@ -238,8 +238,11 @@ demand_row() {
 		udpr="-b $RIG_DEMAND_RATE --pacing-timer 100"
 		tcp=$RIG_DEMAND_PACED_BYTES
 	fi
+	# RIG_STREAMS (bench --streams): that many flows, the bytes shared
+	local o="-p $RIG_DEMAND_PORT"
+	((RIG_STREAMS == 1)) || o+=" -P $RIG_STREAMS"
 	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json \
-		"-p $RIG_DEMAND_PORT" "$tcpo" "$udpr") || return 0
+		"$o" "$tcpo" "$udpr") || return 0
 	demand_route add "$row"
 	# b: snapshot, a one-off server, snapshot, in one job (its own
 	# timeout ends it if a never connects)
@@ -332,4 +335,62 @@ demand_json() {
 			printf ",\"snd_instr_per_kb\":null,\"rcv_instr_per_kb\":null"
 		printf "}"
 	}' "$1"
+}
+
+# CPU cost of the throughput pass on both ends, as netperf -cC reports
+# it: each guest's /proc/stat cpu line (all its vCPUs) before and after
+# the iperf3 run, taken b, a, (transfer), a, b; busy = user + nice +
+# system + irq + softirq (steal is the host's, not the guest's work),
+# in USER_HZ ticks (10 ms).  Utilisation is busy time over the
+# transfer's own duration (iperf3's seconds) times the vCPUs, service
+# demand busy us per KB: the sender's per KB sent, the receiver's per KB
+# received.  The snapshots bracket the transfer by the job loop's
+# latency (well under a second of a mostly idle guest).  Under TCG the
+# guests' "CPU" is a host thread's share of QEMU's emulation: context
+# next to the instruction counts; under KVM it is the figure.
+CPU_SNAP="awk '\$1 == \"cpu\" { print } \$1 ~ /^cpu[0-9]/ { n++ } END { print \"ncpu\", n }' /proc/stat"
+
+# cpu_snap GUEST: that guest's CPU_SNAP output (fails the run without).
+cpu_snap() {
+	local s
+	if ! s=$(guest_exec "$1" "$CPU_SNAP") || [[ "$s" != cpu* ]]; then
+		die "$E_FAIL" "guest $1: cannot read /proc/stat for the CPU figures"
+	fi
+	printf '%s\n' "$s"
+}
+
+# cpu_json SND0 SND1 RCV0 RCV1 IPERF_JSON: the throughput pass's CPU
+# figures as JSON: {"source":"proc_stat","seconds","snd_cpus","rcv_cpus",
+# "snd_busy_ticks","rcv_busy_ticks","snd_util_pct","rcv_util_pct",
+# "snd_us_per_kb","rcv_us_per_kb","bytes_sent","bytes"}.
+cpu_json() {
+	local sent rcvd secs
+	read -r sent rcvd secs <<<"$(jq -r 'if .start.test_start.protocol == "UDP"
+		then [.end.sum.bytes, .end.sum.bytes * (1 - .end.sum.lost_percent / 100), .end.sum.seconds]
+		else [.end.sum_sent.bytes, .end.sum_received.bytes, .end.sum_received.seconds] end
+		| "\(.[0] | floor) \(.[1] | floor) \(.[2])"' "$5")"
+	awk -v sent="$sent" -v rcvd="$rcvd" -v secs="$secs" '
+	function busy(s,   n, i, l, f) {
+		n = split(s, l, "\n")
+		for (i = 1; i <= n; i++) {
+			split(l[i], f, " ")
+			if (f[1] == "cpu") b = f[2] + f[3] + f[4] + f[7] + f[8]
+			if (f[1] == "ncpu") c = f[2]
+		}
+		return b
+	}
+	BEGIN {
+		RS = "\x01"
+		getline a0 <ARGV[1]; getline a1 <ARGV[2]; getline b0 <ARGV[3]; getline b1 <ARGV[4]
+		st = busy(a1) - busy(a0); sc = c
+		rt = busy(b1) - busy(b0); rc = c
+		if (secs <= 0 || sc < 1 || rc < 1) exit 1
+		printf "{\"source\":\"proc_stat\",\"seconds\":%.3f,\"bytes_sent\":%d,\"bytes\":%d,", secs, sent, rcvd
+		printf "\"snd_cpus\":%d,\"rcv_cpus\":%d,\"snd_busy_ticks\":%d,\"rcv_busy_ticks\":%d,", sc, rc, st, rt
+		printf "\"snd_util_pct\":%.1f,\"rcv_util_pct\":%.1f,", st / 100 / (sc * secs) * 100, rt / 100 / (rc * secs) * 100
+		su = "null"; ru = "null"
+		if (sent > 0) su = sprintf("%.3f", st * 1e4 / (sent / 1024))
+		if (rcvd > 0) ru = sprintf("%.3f", rt * 1e4 / (rcvd / 1024))
+		printf "\"snd_us_per_kb\":%s,\"rcv_us_per_kb\":%s}", su, ru
+	}' <(printf '%s' "$1") <(printf '%s' "$2") <(printf '%s' "$3") <(printf '%s' "$4")
 }

@@ -715,11 +715,44 @@ t_tree_nested_records() {
 #                  boots 1200-1500); S sender -53 %
 #   control-moved  as better, the UDP control +300 instr/call (+4.4 %)
 #   aa             baseline only (--variants baseline)
+#   two            the baseline data on both sides, pairs 1 and 2 only
+#                  (fewer than LKP's 3 boots a side)
+#   bootstrap      6 pairs, throughput and /proc/stat CPU, no -icount:
+#                  T throughput x1.09-1.12 in every pair (better), T
+#                  sender us/KB within +-1 % (same), T receiver us/KB
+#                  0.80-1.25 (noise: the interval spans 1 and the
+#                  threshold); the plaintext control within 1 %
 st_verdict_run() {
 	python3 - "$1" "$2" <<-'PY'
 		import copy, json, os, sys
 		d, sc = sys.argv[1], sys.argv[2]
 		os.makedirs(d, exist_ok=True)
+		if sc == "bootstrap":
+		    rows = {"tcp-v4-plain": ([1000, 1010, 990, 1005, 995, 1002], [1.0, 1.005, 0.995, 1.0, 1.002, 0.998],
+		                             [1.0] * 6, [1.0] * 6),
+		            "tcp-v4-transport-gcm-off": ([395, 400, 390, 398, 393, 401], [1.10, 1.12, 1.09, 1.11, 1.10, 1.12],
+		                                         [1.00, 1.01, 0.99, 1.00, 1.01, 0.995],
+		                                         [0.80, 1.25, 0.85, 1.20, 0.90, 1.15])}
+		    runs = []
+		    for pair in range(1, 7):
+		        for v in (("baseline", "patched") if pair % 2 else ("patched", "baseline")):
+		            for row, (mb, tr, sr, rr) in rows.items():
+		                i, f = pair - 1, v == "patched"
+		                snd = 10.0 + 0.1 * (i % 3)
+		                rcv = 12.0 - 0.1 * (i % 2)
+		                cpu = {"source": "proc_stat", "seconds": 10.0, "snd_cpus": 1, "rcv_cpus": 1,
+		                       "snd_busy_ticks": 1000, "rcv_busy_ticks": 1000,
+		                       "snd_util_pct": 99.0, "rcv_util_pct": 80.0 + i,
+		                       "snd_us_per_kb": snd * (sr[i] if f else 1),
+		                       "rcv_us_per_kb": rcv * (rr[i] if f else 1)}
+		                runs.append({"pair": pair, "variant": v, "row": row, "link": "tap",
+		                             "mbps": mb[i] * (tr[i] if f else 1), "cpu": cpu, "boot_s": 5,
+		                             "raw": None, "acct": None, "cost": None, "demand": None})
+		    with open(d + "/runs.jsonl", "w") as f:
+		        f.write("".join(json.dumps(r) + "\n" for r in runs))
+		    with open(d + "/meta.json", "w") as f:
+		        json.dump({"command": ["selftest", sc], "git_describe": "selftest", "link": "tap"}, f)
+		    sys.exit(0)
 		B = {"tcp-v4-plain": dict(mbps=[1000, 1010, 990], snd=[1270, 1265, 1275],
 		                          rcv=[1350, 1345, 1355]),
 		     "udp-v4-transport-gcm-off": dict(mbps=[370, 375, 365], cost=6850, cow=0.003,
@@ -742,9 +775,11 @@ st_verdict_run() {
 		    t.update(mbps=[392, 480, 470], snd=[16200, 16300, 16400], rcv=[18400, 18500, 18300])
 		    P["tcp-v4-transport-sha-off"]["snd"] = [17800, 17900, 18000]
 		    P["tcp-v4-plain"]["rcv"] = [1200, 1500, 1350]
+		if sc == "two":
+		    P = copy.deepcopy(B)
 		variants = ["baseline"] if sc == "aa" else ["baseline", "patched"]
 		runs = []
-		for pair in (1, 2, 3):
+		for pair in ((1, 2) if sc == "two" else (1, 2, 3)):
 		    for v in (variants if pair % 2 else variants[::-1]):
 		        for row, x in (B if v == "baseline" else P).items():
 		            i = pair - 1
@@ -833,6 +868,56 @@ t_verdict_noisy() {
 	st_verdict_expect noisy "rc=0/0 $ST_T:throughput=noise $ST_T:snd_instr_per_kb=worse \
 $ST_T:rcv_instr_per_kb=noise $ST_S:snd_instr_per_kb=better $ST_T:instr_per_call=same \
 tcp-v4-plain:rcv_instr_per_kb=noise controls=noisy"
+}
+
+# Six pairs: noisy metrics judged by the bootstrap interval of the mean
+# same-pair ratio; every noisy and context entry carries interval95 and
+# its rule, and the verdict's text names the rule.
+t_verdict_bootstrap() {
+	st_verdict_expect bootstrap "rc=0/0 $ST_T:throughput=better $ST_T:snd_us_per_kb=same \
+$ST_T:rcv_us_per_kb=noise $ST_T:snd_util_pct=context tcp-v4-plain:throughput=same controls=steady" || return 1
+	python3 - "$CHECK_DIR/fake-verdict/bootstrap/verdict.json" <<-'PY' || { reason "verdict.json: see log"; return 1; }
+		import json, sys
+		v = json.load(open(sys.argv[1]))
+		bad = []
+		for ent in v["rows"]:
+		    for k, e in ent["metrics"].items():
+		        iv = e.get("interval95")
+		        if not iv or not iv["lo"] <= iv["mean"] <= iv["hi"] or iv["n"] != 6:
+		            bad.append("{} {}: interval95 {}".format(ent["row"], k, iv))
+		        if e["class"] == "noisy" and e.get("rule") != "bootstrap95":
+		            bad.append("{} {}: rule {}".format(ent["row"], k, e.get("rule")))
+		t = v["summary"]["text"]
+		if "noisy metrics judged by bootstrap95 (3)" not in t:
+		    bad.append("text does not name the rule: " + t)
+		print("\n".join(bad), file=sys.stderr)
+		sys.exit(1 if bad else 0)
+	PY
+}
+
+# Two pairs: fewer than LKP's 3 boots a side, so no noisy metric is
+# judged (noise, rule none) and the text says so; the deterministic ones
+# still are.
+t_verdict_two_pairs() {
+	st_verdict_expect two "rc=0/0 $ST_T:throughput=noise $ST_T:snd_instr_per_kb=noise \
+$ST_T:instr_per_call=same controls=noisy" || return 1
+	grep -q 'noisy metrics judged by none (' "$CHECK_DIR/fake-verdict/two.out" ||
+		{ reason "the verdict's text does not say no rule applied"; return 1; }
+}
+
+# bench --pairs auto's test: report.py --ci-status exits 0 when every
+# watched interval is within the bound, 1 when one is wider, and says
+# which one.
+t_report_ci_status() {
+	local d=$CHECK_DIR/fake-verdict/bootstrap out rc
+	[[ -f "$d/runs.jsonl" ]] || st_verdict_run "$d" bootstrap
+	out=$(python3 "$RIG_TOP/net-tests/report.py" --ci-status 1 "$d") && { reason "--ci-status 1 passed: $out"; return 1; }
+	jq -e '.widest.metric == "rcv_us_per_kb" and .ok == false' <<<"$out" >/dev/null ||
+		{ reason "--ci-status 1: $out"; return 1; }
+	rc=0
+	out=$(python3 "$RIG_TOP/net-tests/report.py" --ci-status 50 "$d") || rc=$?
+	((rc == 0)) || { reason "--ci-status 50 exit $rc: $out"; return 1; }
+	echo "$out" >&2
 }
 
 # A control that moves beyond the threshold: the verdict says so, the
@@ -1203,7 +1288,7 @@ t_usage_entry_points() {
 }
 
 # make bench's defaults plan two phases: throughput, then the
-# instruction phase under RIG_BENCH_ICOUNT (2 pairs, the rows but ICMP);
+# instruction phase under RIG_BENCH_ICOUNT (3 pairs, the rows but ICMP);
 # --instr-pairs 0 and --icount each leave it out (bench.sh --dry-run).
 t_bench_instr_phase() {
 	local d=$CHECK_DIR/bench-plan out got=() args
@@ -1212,13 +1297,49 @@ t_bench_instr_phase() {
 		# shellcheck disable=SC2086 # word splitting of the option list
 		out=$(st_sandboxed "$d" net-tests/bench.sh $args --rows tcp-v4-plain,icmp-v4-transport-gcm-off --dry-run 2>&1) ||
 			{ reason "bench.sh $args --dry-run failed: $(tail -n 1 <<<"$out")"; return 1; }
-		got+=("[$args] $(grep -A1 '^instruction phase' <<<"$out" | tr -s ' \n' '  ' | sed 's/ $//')")
+		got+=("[$args] $(grep -A1 '^instruction phase' <<<"$out" | grep -v '^qemu ' | tr -s ' \n' '  ' | sed 's/ $//')")
 	done
 	printf '%s\n' "${got[@]}" >&2
-	local want=("[] instruction phase: -icount shift=0,sleep=on (guests +clearcpuid=erms), rows: tcp-v4-plain pairs: 2, order: baseline patched patched baseline"
+	local want=("[] instruction phase: -icount shift=0,sleep=on (guests +clearcpuid=erms), rows: tcp-v4-plain pairs: 3, order: baseline patched patched baseline baseline patched"
 		"[--instr-pairs 0] instruction phase: none"
 		"[--icount shift=0] instruction phase: none")
 	[[ "${got[*]}" == "${want[*]}" ]] || { reason "plan: ${got[*]}"; return 1; }
+}
+
+# The KVM path as far as a machine without KVM goes: the QEMU command
+# lines bench.sh --dry-run prints for each accelerator and phase.  KVM:
+# -accel kvm -cpu host, no -icount, no plugin, no instruction phase;
+# TCG: the throughput phase without -icount or plugin, the instruction
+# phase with -icount and the skbt-insn plugin (single=on with 2 vCPUs);
+# --rows multi plans 2 vCPUs and 4 streams.  And a run (not a dry run)
+# with --accel kvm and no usable RIG_KVM_DEV exits 2 naming the device
+# before anything builds (no stand-in called).
+t_bench_accel_plan() {
+	local d=$CHECK_DIR/bench-accel out bad=() dev rc
+	st_sandbox "$d" 0
+	out=$(st_sandboxed "$d" net-tests/bench.sh --accel kvm --rows multi --dry-run 2>&1) ||
+		{ reason "bench.sh --accel kvm --dry-run failed: $(tail -n 1 <<<"$out")"; return 1; }
+	echo "$out" >&2
+	grep -q '^accel: kvm, 2 vCPU(s) per guest, 4 stream(s)$' <<<"$out" || bad+=("kvm multi: no '2 vCPU(s), 4 stream(s)' plan")
+	grep -q '^instruction phase: none (KVM' <<<"$out" || bad+=("kvm: an instruction phase planned")
+	[[ $(grep -c '^qemu throughput: .*-accel kvm -cpu host -smp 2 ' <<<"$out") == 2 ]] || bad+=("kvm: not two '-accel kvm -cpu host -smp 2' guests")
+	! grep '^qemu ' <<<"$out" | grep -q -e '-icount' -e '-plugin' -e '^qemu instructions' || bad+=("kvm: -icount, a plugin or an instruction phase in the command lines")
+	out=$(st_sandboxed "$d" net-tests/bench.sh --smp 2 --rows tcp-v4-plain --dry-run 2>&1) ||
+		{ reason "bench.sh --smp 2 --dry-run failed: $(tail -n 1 <<<"$out")"; return 1; }
+	echo "$out" >&2
+	[[ $(grep -c '^qemu throughput: .*-accel tcg -cpu max -smp 2 ' <<<"$out") == 2 ]] || bad+=("tcg: not two '-accel tcg -cpu max -smp 2' guests")
+	! grep '^qemu throughput' <<<"$out" | grep -q -e '-icount' -e '-plugin' || bad+=("tcg throughput phase: -icount or a plugin")
+	[[ $(grep '^qemu instructions: ' <<<"$out" | grep -c -e '-icount shift=0\\,sleep=on .*-plugin file=.*skbt-insn.so.*single=on') == 2 ]] ||
+		bad+=("tcg instruction phase: not two guests with -icount and the plugin (single=on)")
+	for dev in "$d/no-kvm" "$d/work.log"; do
+		rc=0
+		out=$(RIG_KVM_DEV=$dev st_sandboxed "$d" net-tests/bench.sh --accel kvm --rows tcp-v4-plain 2>&1) || rc=$?
+		echo "[RIG_KVM_DEV=$dev] rc=$rc: $out" >&2
+		((rc == 2)) || bad+=("RIG_KVM_DEV=$dev: exit $rc, want 2")
+		grep -q -- "--accel kvm needs $dev" <<<"$out" || bad+=("RIG_KVM_DEV=$dev: the error does not name the device")
+	done
+	[[ ! -s "$d/work.log" ]] || bad+=("work done before the KVM check: $(head -n 3 "$d/work.log" | tr '\n' ';')")
+	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
 }
 
 # Every example command in README.md (```sh blocks and `make ...`,
@@ -1599,6 +1720,9 @@ group_static() {
 	check static-verdict-noisy t_verdict_noisy
 	check static-verdict-control-moved t_verdict_control_moved
 	check static-verdict-aa t_verdict_aa
+	check static-verdict-bootstrap t_verdict_bootstrap
+	check static-verdict-two-pairs t_verdict_two_pairs
+	check static-report-ci-status t_report_ci_status
 	check static-verdict-controls t_verdict_controls
 	check static-verdict-kept-runs t_verdict_kept_runs
 	check static-report-demand-header t_report_demand_header
@@ -1608,6 +1732,7 @@ group_static() {
 	check static-usage-entry-points t_usage_entry_points
 	check static-usage-examples t_usage_examples
 	check static-bench-instr-phase t_bench_instr_phase
+	check static-bench-accel-plan t_bench_accel_plan
 	check static-matrix-one-source t_matrix_one_source
 	check static-matrix-generated t_matrix_generated
 	check static-matrix-row-names t_matrix_row_names

@@ -12,8 +12,13 @@
  *
  * One line per mark: the count.  Counted per translated block as it is
  * entered (an inline add, cheap); a block left early by an exception
- * counts whole.  One counter for the machine: exact with one vCPU, so
- * the plugin refuses to load with more.
+ * counts whole.  One counter for the machine, the sum over its vCPUs:
+ * exact with one vCPU, or with several when one host thread runs them
+ * all in turn (-accel tcg,thread=single, which -icount implies), since
+ * then no two inline adds race.  With more than one vCPU the plugin
+ * loads only when told so (single=on); the rig passes it together with
+ * thread=single.  Instructions a vCPU spins on a lock held by another
+ * count too: the figure is the machine's work, contention included.
  *
  * Built against QEMU's plugin API version 1 (QEMU 6.0-8.1, Debian 12's
  * 7.2); the few declarations it needs are below, since distributions
@@ -117,17 +122,22 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			int argc, char **argv)
 {
 	const char *path = NULL;
+	bool single = false;
 	int i;
 
-	for (i = 0; i < argc; i++)
+	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		else if (!strcmp(argv[i], "single=on"))
+			single = true;
+	}
 	if (!path) {
-		fprintf(stderr, "skbt-insn: usage: -plugin file=skbt-insn.so,out=FILE\n");
+		fprintf(stderr, "skbt-insn: usage: -plugin file=skbt-insn.so,out=FILE[,single=on]\n");
 		return -1;
 	}
-	if (!info->system_emulation || info->system.max_vcpus != 1) {
-		fprintf(stderr, "skbt-insn: one counter for the machine: needs system emulation with one vCPU (-smp 1)\n");
+	if (!info->system_emulation ||
+	    (info->system.max_vcpus != 1 && !single)) {
+		fprintf(stderr, "skbt-insn: one counter for the machine: needs system emulation with one vCPU (-smp 1), or single=on with -accel tcg,thread=single (or -icount)\n");
 		return -1;
 	}
 	out = fopen(path, "a");
