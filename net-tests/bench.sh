@@ -374,7 +374,7 @@ bench_boot() {
 		esp=null acct=null cost=null demand=null
 		# Service demand (only under -icount, where guest time counts
 		# instructions): fixed transfer, busy time of both guests.
-		if [[ -n "$RIG_ICOUNT" && "$p" != icmp ]]; then
+		if [[ "$p" != icmp ]] && { [[ -n "$RIG_ICOUNT" ]] || perf_stat_wanted; }; then
 			demand_row "$row" "$pdir/raw/$pair-$v-$row.demand"
 			demand=$(demand_json "$pdir/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
 		fi
@@ -401,7 +401,7 @@ bench_boot() {
 			"$(jq -r 'if . == null then "" else "CPU snd \(.snd_util_pct) % rcv \(.rcv_util_pct) % (\(.snd_us_per_kb) / \(.rcv_us_per_kb) us/KB); " end' <<<"$cpu")" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \
 			"$(jq -r 'if . == null or .calls == 0 then "" else "; esp_output \(.median_ns) ns median [p10 \(.p10_ns), p90 \(.p90_ns)] over \(.calls) calls" end' <<<"$cost")" \
-			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.source), \(.retransmits) retr)" end' <<<"$demand")" >&2
+			"$(jq -r 'if . == null then "" else "; demand snd \(.snd_instr_per_kb) rcv \(.rcv_instr_per_kb) instr/KB (\(.source), \(.retransmits) retr)" + (if .snd_cycles_per_kb then ", perf stat snd \(.snd_cycles_per_kb) rcv \(.rcv_cycles_per_kb) cycles/KB" elif .pmu == "none" then ", no PMU" else "" end) end' <<<"$demand")" >&2
 	done
 	defer_scope_pop
 }

@@ -227,6 +227,8 @@ def summarise(runs, d):
                 ds = [r["demand"][k + "_instr_per_kb"] for r in rs
                       if (r.get("demand") or {}).get(k + "_instr_per_kb") is not None]
                 side[k + "_instr_per_kb"] = dist(ds)
+                ds = [(r.get("demand") or {}).get(k + "_cycles_per_kb") for r in rs]
+                side[k + "_cycles_per_kb"] = dist([x for x in ds if x is not None])
                 # the throughput pass's CPU on each end (/proc/stat)
                 for f in ("util_pct", "us_per_kb"):
                     xs = [(r.get("cpu") or {}).get(k + "_" + f) for r in rs]
@@ -305,6 +307,10 @@ def table(rows, md):
                 "rcv instr/KB b med [min-max]", "p", "%change rcv"]
     has_cpu = any(e[v].get("snd_util_pct", {}).get("median") is not None
                   for e in rows for v in ("baseline", "patched"))
+    has_cyc = any(e[v].get("snd_cycles_per_kb", {}).get("median") is not None
+                  for e in rows for v in ("baseline", "patched"))
+    if has_cyc:
+        hdr += ["snd cycles/KB b med [min-max]", "p", "rcv cycles/KB b med [min-max]", "p"]
     if has_cpu:
         hdr += ["snd CPU % b", "p", "rcv CPU % b", "p",
                 "snd us/KB b med [min-max]", "p", "rcv us/KB b med [min-max]", "p"]
@@ -330,6 +336,10 @@ def table(rows, md):
                 cells += [spread(b[k + "_instr_per_kb"], "{:.0f}"),
                           spread(p[k + "_instr_per_kb"], "{:.0f}"),
                           fmt(e[k + "_demand_change_pct"], "{:+.1f}%")]
+        if has_cyc:
+            for k in ("snd", "rcv"):
+                cells += [spread(b[k + "_cycles_per_kb"], "{:.0f}"),
+                          spread(p[k + "_cycles_per_kb"], "{:.0f}")]
         if has_cpu:
             for k in ("snd", "rcv"):
                 cells += [fmt(b[k + "_util_pct"]["median"], "{:.0f}"),
@@ -466,6 +476,14 @@ METRICS = [
          rel=0.05, floor=0,
          unit="Mbit/s per side; judged on the median same-pair ratio"
               " patched/baseline", get=lambda r: (r.get("mbps"), 0)),
+    dict(key="snd_cycles_per_kb", label="snd cycles/KB", cls="noisy", lower=True,
+         rel=0.03, floor=0,
+         unit="sender guest cycles per KB sent (perf stat, the guest's PMU:"
+              " KVM)", get=lambda r: ((r.get("demand") or {}).get("snd_cycles_per_kb"), 0)),
+    dict(key="rcv_cycles_per_kb", label="rcv cycles/KB", cls="noisy", lower=True,
+         rel=0.03, floor=0,
+         unit="receiver guest cycles per KB received (perf stat, the guest's PMU)",
+         get=lambda r: ((r.get("demand") or {}).get("rcv_cycles_per_kb"), 0)),
     dict(key="snd_us_per_kb", label="snd us/KB", cls="noisy", lower=True,
          rel=0.05, floor=0,
          unit="sender CPU busy us per KB sent over the throughput pass"

@@ -133,6 +133,8 @@ unset rig_v RIG_ENV
 : "${RIG_DEMAND_UDP_RATE:=50M}"
 # TCP bytes of a paced service-demand pass (RIG_DEMAND_RATE not 0), every row
 : "${RIG_DEMAND_PACED_BYTES:=16M}"
+# perf stat cycles and instructions per KB in the service-demand pass (auto: under --accel kvm; 1: always, also without -icount; 0: never)
+: "${RIG_PERF_STAT:=auto}"
 # instructions counted by the skbt-insn QEMU plugin (auto: with -icount and TCG; 1; 0; several vCPUs: their sum, one TCG thread)
 : "${RIG_INSN:=auto}"
 

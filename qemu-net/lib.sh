@@ -134,6 +134,7 @@ rig_settings_check() {
 		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
 	done
 	[[ "$RIG_INSN" == @(auto|0|1) ]] || die "$E_USAGE" "RIG_INSN must be auto, 0 or 1, not '$RIG_INSN'"
+	[[ "$RIG_PERF_STAT" == @(auto|0|1) ]] || die "$E_USAGE" "RIG_PERF_STAT must be auto, 0 or 1, not '$RIG_PERF_STAT'"
 	[[ "$RIG_DEMAND_RATE" =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] ||
 		die "$E_USAGE" "RIG_DEMAND_RATE must be 0 or a rate in bits/s like 10M, not '$RIG_DEMAND_RATE'"
 	[[ "$RIG_DEMAND_UDP_RATE" =~ ^[1-9][0-9]*[KMG]?$ ]] ||

@@ -246,14 +246,21 @@ demand_row() {
 	demand_route add "$row"
 	# b: snapshot, a one-off server, snapshot, in one job (its own
 	# timeout ends it if a never connects)
-	guest_exec -t 330 b "$snap0; echo @; timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $snap1; exit \$rc" >"$bout" &
+	# RIG_PERF_STAT: each side's transfer under perf stat, all CPUs
+	local ps='' acmd=$cmd
+	if perf_stat_wanted; then
+		ps="perf stat -a -x, -e cycles,instructions -o /rig/demand-perfstat.txt -- "
+		acmd="${ps}sh -c '$cmd'"
+		rm -f "$GUEST_RUN"/{a,b}/demand-perfstat.txt
+	fi
+	guest_exec -t 330 b "$snap0; echo @; ${ps}timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $snap1; exit \$rc" >"$bout" &
 	bjob=$!
 	# until b runs that job, then a second for its server to listen: a
 	# fixed wait, since b cannot be asked while the job runs and a probe
 	# connection would use up the one-off server
 	slowwait 30 job_running b || die "$E_FAIL" "guest b: the service-demand server job did not start"
 	sleep 1
-	out=$(guest_exec -t 300 a "$snap0; echo @; $cmd; rc=\$?; echo @; $snap1; exit \$rc") || rc=$?
+	out=$(guest_exec -t 300 a "$snap0; echo @; $acmd; rc=\$?; echo @; $snap1; exit \$rc") || rc=$?
 	wait "$bjob" || { ((rc)) || rc=$?; }
 	demand_route del "$row"
 	if ((rc)); then
@@ -285,6 +292,7 @@ demand_row() {
 		"$((ai1 - ai0))" "$((ao1 - ao0))" "$((bi1 - bi0))" "$((bo1 - bo0))" >"$outf"
 	printf 'snd_intr=%s\nrcv_intr=%s\nsnd_ctxt=%s\nrcv_ctxt=%s\nsnd_netrx=%s\nrcv_netrx=%s\n' \
 		"$((ar1 - ar0))" "$((br1 - br0))" "$((ac1 - ac0))" "$((bc1 - bc0))" "$((ax1 - ax0))" "$((bx1 - bx0))" >>"$outf"
+	[[ -z "$ps" ]] || perf_stat_read "$row" >>"$outf"
 	((plugin)) || return 0
 	local ma mb
 	if ! ma=$(insn_marks a "$la") || ! mb=$(insn_marks b "$lb"); then
@@ -293,6 +301,38 @@ demand_row() {
 	read -r ia0 ia1 <<<"$ma"
 	read -r ib0 ib1 <<<"$mb"
 	printf 'snd_insn=%s\nrcv_insn=%s\n' "$((ia1 - ia0))" "$((ib1 - ib0))" >>"$outf"
+}
+
+# perf_stat_wanted: RIG_PERF_STAT=1, or auto under KVM (where guest
+# time is real time and a vPMU counts cycles and instructions).
+perf_stat_wanted() {
+	case "$RIG_PERF_STAT" in
+	1) return 0 ;;
+	auto) [[ "$RIG_ACCEL" == kvm ]] ;;
+	*) return 1 ;;
+	esac
+}
+
+# perf_stat_read ROW: KEY=VALUE lines from both guests' perf stat -x,
+# output of the service-demand pass: snd_pmu_cycles, snd_pmu_insn,
+# rcv_pmu_cycles, rcv_pmu_insn, or pmu=none (and a message naming the
+# guest and what perf said) when a guest's PMU does not count them:
+# TCG has none; under KVM, QEMU -cpu host gives one where the host lets
+# guests use its counters.
+perf_stat_read() {
+	local g side f c i
+	for g in a b; do
+		side=snd
+		[[ "$g" == a ]] || side=rcv
+		f=$GUEST_RUN/$g/demand-perfstat.txt
+		read -r c i < <(awk -F, '$3 ~ /^cycles/ { c = $1 } $3 ~ /^instructions/ { i = $1 } END { print (c == "" ? "missing" : c), (i == "" ? "missing" : i) }' "$f" 2>/dev/null || echo "missing missing")
+		if [[ "$c" =~ ^[0-9]+$ && "$i" =~ ^[0-9]+$ ]]; then
+			printf '%s_pmu_cycles=%s\n%s_pmu_insn=%s\n' "$side" "$c" "$side" "$i"
+		else
+			printf 'pmu=none\n'
+			echo "  row $1: guest $g counts no cycles/instructions (perf stat: cycles $c, instructions $i; no PMU in the guest: TCG has none, KVM needs -cpu host on a host that lends its counters): no cycles or instructions per KB" >&2
+		fi
+	done
 }
 
 # demand_json FILE ICOUNT-SPEC: {"bytes_sent","bytes","retransmits","snd_ticks","rcv_ticks",
@@ -322,6 +362,11 @@ demand_json() {
 			printf ",\"snd_intr\":%d,\"rcv_intr\":%d,\"snd_ctxt\":%d,\"rcv_ctxt\":%d,\"snd_netrx\":%d,\"rcv_netrx\":%d", v["snd_intr"], v["rcv_intr"], v["snd_ctxt"], v["rcv_ctxt"], v["snd_netrx"], v["rcv_netrx"]
 		if (insn)
 			printf ",\"snd_insn\":%.0f,\"rcv_insn\":%.0f", v["snd_insn"], v["rcv_insn"]
+		# perf stat (RIG_PERF_STAT): PMU counts of each guest, per KB
+		if ("pmu" in v)
+			printf ",\"pmu\":\"none\""
+		else if ("snd_pmu_cycles" in v && "rcv_pmu_cycles" in v && kb > 0)
+			printf ",\"pmu\":\"perf_stat\",\"snd_cycles_per_kb\":%.0f,\"rcv_cycles_per_kb\":%.0f,\"snd_pmu_instr_per_kb\":%.0f,\"rcv_pmu_instr_per_kb\":%.0f", v["snd_pmu_cycles"] / skb, v["rcv_pmu_cycles"] / kb, v["snd_pmu_insn"] / skb, v["rcv_pmu_insn"] / kb
 		if (insn && kb > 0)
 			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", v["snd_insn"] / skb, v["rcv_insn"] / kb
 		else if (shift != "x" && kb > 0) {
