@@ -107,6 +107,8 @@ RIG_T_STATIC_SH=1
 . "$RIG_TOP/net-tests/matrix.sh"
 # shellcheck source=net-tests/lib/ipsec.sh
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
+# shellcheck source=net-tests/lib/acct.sh
+. "$RIG_TOP/net-tests/lib/acct.sh"
 # shellcheck source=net-tests/tests/integrity.sh
 . "$RIG_TOP/net-tests/tests/integrity.sh"
 # shellcheck source=net-tests/tests/pair.sh
@@ -903,6 +905,29 @@ t_verdict_two_pairs() {
 $ST_T:instr_per_call=same controls=noisy" || return 1
 	grep -q 'noisy metrics judged by none (' "$CHECK_DIR/fake-verdict/two.out" ||
 		{ reason "the verdict's text does not say no rule applied"; return 1; }
+}
+
+# Both ends' CPU from /proc/stat snapshots (cpu_json) on known values:
+# sender 2 vCPUs, 1,010 busy ticks (user + system + irq + softirq; idle,
+# iowait and steal left out) over 10 s = 50.5 % and 98.633 us per KB of
+# 100 MiB; receiver 1 vCPU, 850 ticks = 85 %.  And the perf stat figures
+# per KB (demand_json): 2,000 cycles per KB sent, or "pmu": "none".
+t_cpu_figures() {
+	local j a0 a1 b0 b1 got bad=()
+	j=$CHECK_DIR/cpu-iperf.json
+	printf '{"start":{"test_start":{"protocol":"TCP"}},"end":{"sum_sent":{"bytes":104857600},"sum_received":{"bytes":104857600,"seconds":10.0}}}' >"$j"
+	a0=$'cpu  100 0 200 5000 0 10 20 0 0 0\nncpu 2' a1=$'cpu  300 0 900 6000 7 20 120 9 0 0\nncpu 2'
+	b0=$'cpu  10 0 20 500 0 0 0 0 0 0\nncpu 1' b1=$'cpu  60 0 520 900 0 0 300 0 0 0\nncpu 1'
+	got=$(cpu_json "$a0" "$a1" "$b0" "$b1" "$j" | jq -c '[.snd_cpus, .snd_busy_ticks, .snd_util_pct, .snd_us_per_kb, .rcv_cpus, .rcv_busy_ticks, .rcv_util_pct, .rcv_us_per_kb]') ||
+		{ reason "cpu_json failed"; return 1; }
+	[[ "$got" == "[2,1010,50.5,98.633,1,850,85,83.008]" ]] || bad+=("cpu_json: $got")
+	printf 'bytes_sent=1048576\nbytes=2097152\nsnd_pmu_cycles=2048000\nsnd_pmu_insn=1024000\nrcv_pmu_cycles=4096000\nrcv_pmu_insn=2048000\n' >"$CHECK_DIR/pmu.demand"
+	got=$(demand_json "$CHECK_DIR/pmu.demand" "" | jq -c '[.pmu, .snd_cycles_per_kb, .rcv_cycles_per_kb, .snd_pmu_instr_per_kb, .rcv_pmu_instr_per_kb]')
+	[[ "$got" == '["perf_stat",2000,2000,1000,1000]' ]] || bad+=("demand_json with perf stat: $got")
+	printf 'bytes_sent=1048576\nbytes=1048576\npmu=none\n' >"$CHECK_DIR/nopmu.demand"
+	got=$(demand_json "$CHECK_DIR/nopmu.demand" "" | jq -c '[.pmu, .snd_cycles_per_kb]')
+	[[ "$got" == '["none",null]' ]] || bad+=("demand_json without a PMU: $got")
+	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
 }
 
 # bench --pairs auto's test: report.py --ci-status exits 0 when every
@@ -1723,6 +1748,7 @@ group_static() {
 	check static-verdict-bootstrap t_verdict_bootstrap
 	check static-verdict-two-pairs t_verdict_two_pairs
 	check static-report-ci-status t_report_ci_status
+	check static-cpu-figures t_cpu_figures
 	check static-verdict-controls t_verdict_controls
 	check static-verdict-kept-runs t_verdict_kept_runs
 	check static-report-demand-header t_report_demand_header
