@@ -325,12 +325,12 @@ perf_stat_read() {
 		side=snd
 		[[ "$g" == a ]] || side=rcv
 		f=$GUEST_RUN/$g/demand-perfstat.txt
-		read -r c i < <(awk -F, '$3 ~ /^cycles/ { c = $1 } $3 ~ /^instructions/ { i = $1 } END { print (c == "" ? "missing" : c), (i == "" ? "missing" : i) }' "$f" 2>/dev/null || echo "missing missing")
+		IFS='|' read -r c i < <(awk -F, '$3 ~ /^cycles/ { c = $1 } $3 ~ /^instructions/ { i = $1 } END { print (c == "" ? "missing" : c) "|" (i == "" ? "missing" : i) }' "$f" 2>/dev/null || echo "no output|no output")
 		if [[ "$c" =~ ^[0-9]+$ && "$i" =~ ^[0-9]+$ ]]; then
 			printf '%s_pmu_cycles=%s\n%s_pmu_insn=%s\n' "$side" "$c" "$side" "$i"
 		else
 			printf 'pmu=none\n'
-			echo "  row $1: guest $g counts no cycles/instructions (perf stat: cycles $c, instructions $i; no PMU in the guest: TCG has none, KVM needs -cpu host on a host that lends its counters): no cycles or instructions per KB" >&2
+			echo "  row $1: guest $g has no PMU counts (perf stat: cycles $c, instructions $i; TCG has no PMU, KVM gives one with -cpu host where the host lends its counters): no cycles or instructions per KB" >&2
 		fi
 	done
 }

@@ -910,8 +910,10 @@ $ST_T:instr_per_call=same controls=noisy" || return 1
 # Both ends' CPU from /proc/stat snapshots (cpu_json) on known values:
 # sender 2 vCPUs, 1,010 busy ticks (user + system + irq + softirq; idle,
 # iowait and steal left out) over 10 s = 50.5 % and 98.633 us per KB of
-# 100 MiB; receiver 1 vCPU, 850 ticks = 85 %.  And the perf stat figures
-# per KB (demand_json): 2,000 cycles per KB sent, or "pmu": "none".
+# 100 MiB; receiver 1 vCPU, 850 ticks = 85 %.  And the perf stat figures:
+# read from perf's -x, output (perf_stat_read: counts, or pmu=none and a
+# message naming the guest), per KB (demand_json: 2,000 cycles per KB
+# sent, or "pmu": "none").
 t_cpu_figures() {
 	local j a0 a1 b0 b1 got bad=()
 	j=$CHECK_DIR/cpu-iperf.json
@@ -924,6 +926,15 @@ t_cpu_figures() {
 	printf 'bytes_sent=1048576\nbytes=2097152\nsnd_pmu_cycles=2048000\nsnd_pmu_insn=1024000\nrcv_pmu_cycles=4096000\nrcv_pmu_insn=2048000\n' >"$CHECK_DIR/pmu.demand"
 	got=$(demand_json "$CHECK_DIR/pmu.demand" "" | jq -c '[.pmu, .snd_cycles_per_kb, .rcv_cycles_per_kb, .snd_pmu_instr_per_kb, .rcv_pmu_instr_per_kb]')
 	[[ "$got" == '["perf_stat",2000,2000,1000,1000]' ]] || bad+=("demand_json with perf stat: $got")
+	# perf stat -x, as perf 6.1 writes it: a guest with a PMU, one without
+	local GUEST_RUN=$CHECK_DIR/perfstat
+	mkdir -p "$GUEST_RUN"/{a,b}
+	printf '# started on x\n\n123456,,cycles,1000,100.00,,\n654321,,instructions,1000,100.00,5.30,insn per cycle\n' >"$GUEST_RUN/a/demand-perfstat.txt"
+	printf '<not supported>,,cycles,0,100.00,,\n<not supported>,,instructions,0,100.00,,\n' >"$GUEST_RUN/b/demand-perfstat.txt"
+	got=$(perf_stat_read row 2>"$CHECK_DIR/perfstat.err" | tr '\n' ' ')
+	[[ "$got" == "snd_pmu_cycles=123456 snd_pmu_insn=654321 pmu=none " ]] || bad+=("perf_stat_read: $got")
+	grep -q 'guest b has no PMU counts (perf stat: cycles <not supported>, instructions <not supported>' "$CHECK_DIR/perfstat.err" ||
+		bad+=("perf_stat_read: no message naming guest b: $(cat "$CHECK_DIR/perfstat.err")")
 	printf 'bytes_sent=1048576\nbytes=1048576\npmu=none\n' >"$CHECK_DIR/nopmu.demand"
 	got=$(demand_json "$CHECK_DIR/nopmu.demand" "" | jq -c '[.pmu, .snd_cycles_per_kb]')
 	[[ "$got" == '["none",null]' ]] || bad+=("demand_json without a PMU: $got")
