@@ -216,12 +216,22 @@ pair_order() {
 	echo "${ord[@]}"
 }
 
-# dry_qemu PHASE ICOUNT: the QEMU command lines of that phase's guests
+# instr_settings: the instruction phase's -icount and plugin setting
+# ("ICOUNT INSN"): RIG_BENCH_ICOUNT with the plugin as RIG_INSN says;
+# with several vCPUs no -icount (QEMU 7.2 hangs bringing up the second
+# vCPU under -icount, both shift=0 and auto: measured) but the plugin
+# on one TCG thread, which counts per KB exactly without it (the
+# per-call figure is then wall-clock ns).
+instr_settings() {
+	if ((RIG_SMP > 1)); then echo "- 1"; else echo "$RIG_BENCH_ICOUNT $RIG_INSN"; fi
+}
+
+# dry_qemu PHASE ICOUNT [INSN]: the QEMU command lines of that phase's guests
 # (guests_start's dry run into a scratch folder), "qemu PHASE: ..."
 dry_qemu() {
 	local d
 	d=$(mktemp -d)
-	RIG_ICOUNT=$2 guests_start "$d" "$RIG_KERNELS/${variants[0]}" | sed -n "/qemu-system-x86_64 /s|^|qemu $1: |p"
+	RIG_ICOUNT=$2 RIG_INSN=${3:-$RIG_INSN} guests_start "$d" "$RIG_KERNELS/${variants[0]}" | sed -n "/qemu-system-x86_64 /s|^|qemu $1: |p"
 	rm -rf "$d"
 }
 
@@ -242,7 +252,11 @@ if ((RIG_DRY_RUN)); then
 	else
 		echo "throughput phase: none (--pairs 0)"
 	fi
-	if ((${#irows[@]})); then
+	read -r iic iinsn <<<"$(instr_settings)"
+	if ((${#irows[@]})) && [[ "$iic" == - ]]; then
+		printf 'instruction phase: %s vCPUs: no -icount (QEMU hangs bringing up a second vCPU under it), the skbt-insn plugin on one TCG thread (per KB exact, per call wall-clock ns), rows: %s\npairs: %s, order: %s\n' \
+			"$RIG_SMP" "${irows[*]}" "$ipairs" "$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
+	elif ((${#irows[@]})); then
 		printf 'instruction phase: -icount %s%s, rows: %s\npairs: %s, order: %s\n' \
 			"$RIG_BENCH_ICOUNT" "${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}" "${irows[*]}" "$ipairs" \
 			"$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
@@ -254,7 +268,7 @@ if ((RIG_DRY_RUN)); then
 	# The guests' QEMU command lines, per phase (kernel not built yet:
 	# the installed kernel's path as it will be)
 	dry_qemu throughput "$RIG_ICOUNT"
-	((${#irows[@]} == 0)) || dry_qemu instructions "$RIG_BENCH_ICOUNT"
+	((${#irows[@]} == 0)) || dry_qemu instructions "${iic#-}" "$iinsn"
 	exit 0
 fi
 
@@ -374,7 +388,7 @@ bench_boot() {
 		esp=null acct=null cost=null demand=null
 		# Service demand (only under -icount, where guest time counts
 		# instructions): fixed transfer, busy time of both guests.
-		if [[ "$p" != icmp ]] && { [[ -n "$RIG_ICOUNT" ]] || perf_stat_wanted; }; then
+		if [[ "$p" != icmp ]] && { [[ -n "$RIG_ICOUNT" ]] || perf_stat_wanted || insn_plugin_wanted; }; then
 			demand_row "$row" "$pdir/raw/$pair-$v-$row.demand"
 			demand=$(demand_json "$pdir/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
 		fi
@@ -484,8 +498,9 @@ if ((pairs > 0)); then
 	report_phase || rc=$?
 fi
 if ((${#irows[@]})); then
-	log "instruction phase: $ipairs pair(s) under -icount $RIG_BENCH_ICOUNT, rows ${irows[*]}"
-	RIG_ICOUNT=$RIG_BENCH_ICOUNT
+	read -r iic RIG_INSN <<<"$(instr_settings)"
+	RIG_ICOUNT=${iic#-}
+	log "instruction phase: $ipairs pair(s) ${RIG_ICOUNT:+under -icount $RIG_ICOUNT}${RIG_ICOUNT:-with $RIG_SMP vCPUs, no -icount (QEMU hangs bringing up a second vCPU under it): the skbt-insn plugin on one TCG thread}, rows ${irows[*]}"
 	run_phase "$out/instr" instr "$ipairs" "${irows[@]}"
 	report_phase || irc=$?
 fi
