@@ -24,8 +24,10 @@ operands KERNEL_DIR 1 1 "$@"
 kdir=${RIG_OPERANDS[0]}
 [[ -f "$kdir/info" ]] || usage_error "$kdir is not an installed kernel (no info file)"
 
+# (perf: linux-perf, bookworm's perf 6.1, for net-tests/lib/profile.sh)
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
-	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool /usr/sbin/xtables-legacy-multi)
+	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool /usr/sbin/xtables-legacy-multi
+	/usr/bin/perf)
 # iptables' match and target extensions (the func group's netfilter row)
 xtables=/usr/lib/x86_64-linux-gnu/xtables
 plugins=(random nonce openssl kdf pem pkcs1 x509 pubkey kernel-netlink
@@ -35,13 +37,13 @@ for b in "${bins[@]}"; do
 done
 
 ukey=$({
-	echo userspace-v2
+	echo userspace-v3
 	cat "$RIG_TOP/qemu-net/guest/init" "$RIG_TOP"/configs/strongswan/*
 	swanctl_conf initiator
 	swanctl_conf responder
 	printf '%s\n' "${plugins[@]}"
 	dpkg-query -W busybox-static iproute2 iperf3 strongswan-charon \
-		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool iptables libc6 2>/dev/null
+		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool iptables libc6 linux-perf 2>/dev/null
 } | sha)
 ucpio=$RIG_CACHE/initramfs/userspace-$ukey.cpio.gz
 
