@@ -63,14 +63,19 @@ profile_transfer_cmd() {
 	esac
 }
 
-# profile_record_script ROW: the guest a job: perf record around the
-# transfer (its own script, so that perf starts it once counting), the
-# transfer's status checked, perf.data and the build-id cache copied to
-# guest a's share (profile.perf.data, profile-buildid/).
-profile_record_script() {
+# profile_transfer_file ROW: the transfer as a script in guest a's share
+# (/rig/profile-transfer.sh), its status into PROFILE_GDIR/transfer.rc.
+profile_transfer_file() {
 	local cmd
 	cmd=$(profile_transfer_cmd "$1") || return 1
 	printf '%s\n' "$cmd; echo \$? >$PROFILE_GDIR/transfer.rc" >"$GUEST_RUN/a/profile-transfer.sh"
+}
+
+# profile_record_script: the guest a job: perf record around the
+# transfer script (perf starts it once counting), the transfer's status
+# checked, perf.data and the build-id cache copied to guest a's share
+# (profile.perf.data, profile-buildid/).
+profile_record_script() {
 	cat <<-EOF
 		rm -rf $PROFILE_GDIR /rig/profile.perf.data /rig/profile-buildid
 		mkdir -p $PROFILE_GDIR
@@ -81,7 +86,9 @@ profile_record_script() {
 		rc=\$(cat $PROFILE_GDIR/transfer.rc 2>/dev/null || echo none)
 		[ "\$rc" = 0 ] || { echo "transfer exited \$rc"; exit 1; }
 		cp $PROFILE_GDIR/perf.data /rig/profile.perf.data &&
-			cp -a $PROFILE_GDIR/buildid /rig/profile-buildid
+			cp -a $PROFILE_GDIR/buildid /rig/profile-buildid || exit 1
+		# (its build-id cache holds 21 MB of user binaries)
+		rm -rf $PROFILE_GDIR
 	EOF
 }
 
@@ -93,21 +100,22 @@ profile_record_script() {
 # output to OUTFILE.log.  Exits E_TRAFFIC if the transfer fails, E_FAIL
 # if perf does.
 profile_row() {
-	local row=$1 outf=$2 script dir rc=0
+	local row=$1 outf=$2 dir rc=0
 	dir=$(dirname "$outf")
 	mkdir -p "$dir"
-	script=$(profile_record_script "$row") || die "$E_USAGE" "profile_row: no transfer for row '$row'"
-	guest_exec -t 600 a "$script" >"$outf.log" 2>&1 || rc=$?
+	profile_transfer_file "$row" || die "$E_USAGE" "profile_row: no transfer for row '$row'"
+	guest_exec -t 600 a "$(profile_record_script)" >"$outf.log" 2>&1 || rc=$?
 	if ((rc)); then
 		sed 's/^/    a: /' "$outf.log" >&2
 		grep -q '^transfer exited' "$outf.log" &&
 			die "$E_TRAFFIC" "profiled transfer for $row failed (guest a: $outf.log)"
 		die "$E_FAIL" "perf record in guest a failed for $row (status $rc, $outf.log)"
 	fi
-	cp "$GUEST_RUN/a/profile.perf.data" "$outf"
+	mv "$GUEST_RUN/a/profile.perf.data" "$outf"
 	profile_buildid_kernel "$GUEST_RUN/a/profile-buildid"
 	mkdir -p "$dir/buildid"
 	cp -a "$GUEST_RUN/a/profile-buildid/." "$dir/buildid/"
+	rm -rf "$GUEST_RUN/a/profile-buildid"
 	profile_has_kallsyms "$dir/buildid" ||
 		die "$E_FAIL" "perf record in guest a cached no kallsyms for $row ($dir/buildid)"
 }
