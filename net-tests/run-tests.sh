@@ -34,6 +34,7 @@ kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing
 integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
 wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
 func|build|functional matrix with the ESP offload modules loaded (patched): TFC, NAT-T, GRE and VXLAN over IPsec, nested SAs, IPv6 extension header, netfilter on ESP; byte-exact and wire-checked
+profile|build|perf in the guests: the sender's profile of tcp-v4-transport-gcm-off shows skb_cow_data/__pskb_pull_tail/memcpy on baseline, no skb_cow_data on patched; top symbols and perf diff resolved on the host
 debug|build|on by default (RIG_CHECK_DEBUG=0 leaves it out): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
 tree||on by default (RIG_CHECK_TREE=0 leaves it out): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
 failures|build|bad input and failures exit non-zero with the right message; no QEMU left

@@ -311,12 +311,12 @@ t_harness_worktree_cleanup() {
 # The guest groups' setup with the guests replaced: ipsec_start failing
 # (charon not up, exit 8) must fail the group's setup step by name, and no
 # test may run on it (integrity.sh:28, kernel.sh:123, wire.sh:21,
-# debug.sh:93 ignored that status).
+# debug.sh:93 ignored that status; profile.sh is checked the same way).
 t_group_setup_failures() {
 	local d=$CHECK_DIR/selftest-setup g got=()
 	rm -rf "$d"
 	mkdir -p "$d"
-	for g in pair integrity kernel wire debug; do
+	for g in pair integrity kernel wire debug profile; do
 		: >"$d/$g.tsv"
 		(
 			# shellcheck disable=SC2317 # called by the groups
@@ -335,7 +335,7 @@ t_group_setup_failures() {
 		got+=("$g: $(st_records "$d/$g.tsv")")
 	done
 	local want=("pair: fail:boot-pair " "integrity: fail:integrity-boot " "kernel: fail:boot-baseline "
-		"wire: fail:wire-capture-tfc-baseline fail:wire-capture-tfc-patched fail:wire-capture-tunnel fail:wire-capture-control " "debug: ok:debug-build fail:debug-boot ")
+		"wire: fail:wire-capture-tfc-baseline fail:wire-capture-tfc-patched fail:wire-capture-tunnel fail:wire-capture-control " "debug: ok:debug-build fail:debug-boot " "profile: fail:profile-boot-baseline ")
 	[[ "${got[*]}" == "${want[*]}" ]] || { reason "got '${got[*]}', want '${want[*]}'"; return 1; }
 }
 
