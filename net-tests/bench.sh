@@ -53,12 +53,14 @@ set -euo pipefail
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # shellcheck source=net-tests/lib/func.sh
 . "$RIG_TOP/net-tests/lib/func.sh"
+# shellcheck source=net-tests/lib/profile.sh
+. "$RIG_TOP/net-tests/lib/profile.sh"
 
 usage() {
 	cat <<-'EOF'
 		Usage: net-tests/bench.sh [--pairs N|auto] [--target-ci PCT] [--time-limit MIN]
 		                          [--time S] [--rows quick|full|func|multi|ROW,...]
-		                          [--streams N] [--smp N]
+		                          [--streams N] [--smp N] [--profile]
 		                          [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
 		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
 		                          [--series DIR] [--baseline-series DIR]
@@ -84,6 +86,11 @@ usage() {
 		                     --rows multi)
 		  --smp N            vCPUs per guest (RIG_SMP; default 1, 2 with --rows
 		                     multi)
+		  --profile          perf record the sender (cpu-clock, all CPUs) over
+		                     each ESP row's fixed transfer in every boot of the
+		                     instruction phase (else of the throughput phase):
+		                     top kernel symbols per profile and a perf diff
+		                     baseline vs patched per row, in PHASE/profile/
 		  --udp-len BYTES    UDP datagram length of the throughput pass (1300)
 		  --sysctl KEY=VALUE set a sysctl in both guests after each boot (again
 		                     for more), e.g. net.ipv4.tcp_limit_output_bytes=4194304
@@ -134,7 +141,7 @@ streams='' smp='' target_ci=3 tlimit=60 auto=0
 # minimum of 3 samples a side), and at most
 AUTO_MIN=3 AUTO_MAX=10
 controls=-    # -: report.py's default
-failreg=0
+failreg=0 profile=0
 while (($#)); do
 	case "$1" in
 	--pairs) opt_value "$@"; pairs=$2; shift ;;
@@ -158,6 +165,7 @@ while (($#)); do
 	--controls) opt_value "$@"; controls=$2; shift ;;
 	--no-pin) export RIG_PIN=0 ;;
 	--fail-on-regression) failreg=1 ;;
+	--profile) profile=1 ;;
 	--out) opt_value "$@"; out=$2; shift ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -242,6 +250,8 @@ if ((RIG_DRY_RUN)); then
 		"${RIG_ICOUNT:+${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}}"
 	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"
 	printf 'accel: %s, %s vCPU(s) per guest, %s stream(s)\n' "$RIG_ACCEL" "$RIG_SMP" "$streams"
+	((profile == 0)) || printf 'profile: perf record on the sender over each ESP row'"'"'s fixed transfer, in the %s phase\n' \
+		"$( ((${#irows[@]})) && echo instruction || echo throughput)"
 	if ((auto)); then
 		printf 'pairs: auto, %s to %s, until every noisy metric of the targeted rows has its 95 %% interval within +-%s %% or %s min\n' \
 			"$AUTO_MIN" "$AUTO_MAX" "$target_ci" "$tlimit"
@@ -405,6 +415,10 @@ bench_boot() {
 				cost_row "$row" "$pdir/raw/$pair-$v-$row.cost"
 				cost=$(cost_json "$pdir/raw/$pair-$v-$row.cost")
 			fi
+			# Profile pass (--profile): its own transfer, perf on the sender
+			if ((profile)) && [[ "$p" != icmp && "$mode" == "$profmode" ]]; then
+				profile_row "$row" "$pdir/profile/$pair-$v-$row.perf.data"
+			fi
 			esp=$(esp_packets b)
 			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
 			row_down "$row"
@@ -493,8 +507,20 @@ report_status() {
 }
 
 rc=0 irc=0
+# --profile: in the instruction phase when there is one (cpu-clock then
+# ticks in guest instructions), else in the throughput phase
+profmode=all
+((${#irows[@]} == 0)) || profmode=instr
+((profile == 0)) || profile_need_perf
+# profile_phase: the phase's profiles reported (top symbols, perf diff)
+profile_phase() {
+	((profile)) && [[ "$mode" == "$profmode" ]] || return 0
+	profile_report "$pdir/profile" || die "$E_FAIL" "perf report/diff failed on $pdir/profile"
+	log "profiles: $pdir/profile ($(cd "$pdir/profile" && ls -- *.diff.txt 2>/dev/null | tr '\n' ' '))"
+}
 if ((pairs > 0)); then
 	run_phase "$out" all "$pairs" "${rows[@]}"
+	profile_phase
 	report_phase || rc=$?
 fi
 if ((${#irows[@]})); then
@@ -502,6 +528,7 @@ if ((${#irows[@]})); then
 	RIG_ICOUNT=${iic#-}
 	log "instruction phase: $ipairs pair(s) ${RIG_ICOUNT:+under -icount $RIG_ICOUNT}${RIG_ICOUNT:-with $RIG_SMP vCPUs, no -icount (QEMU hangs bringing up a second vCPU under it): the skbt-insn plugin on one TCG thread}, rows ${irows[*]}"
 	run_phase "$out/instr" instr "$ipairs" "${irows[@]}"
+	profile_phase
 	report_phase || irc=$?
 fi
 log "total ${SECONDS}s; results in $out${irows[*]:+ and $out/instr}"

@@ -1081,6 +1081,16 @@ def main():
         f.write("".join("- " + x + "\n" for x in mh) + ("\n" if mh else ""))
         f.write(head + "\n\n" + table(rows, True) + "\n\n![plot](plot.png)\n")
         f.write("\n" + vhead + "\n\n" + verdict_table(v, True) + "\n")
+    # bench --profile: the perf diffs and top symbols (profile/)
+    prof = sorted(glob.glob(os.path.join(a.dir, "profile", "*.diff.txt")))
+    if prof:
+        plines = ["profiles (perf, sender, cpu-clock): " + ", ".join(
+            os.path.relpath(f, a.dir) for f in prof) + " (perf diff baseline"
+            " vs patched); top kernel symbols per boot: profile/*.top.txt"]
+        with open(os.path.join(a.dir, "summary.md"), "a") as f:
+            f.write("\n" + "".join("- [{0}]({0})\n".format(os.path.relpath(x, a.dir))
+                                   for x in prof))
+        vhead += "\n" + plines[0]
     if not a.no_plot:
         plot(rows, a.dir)
     for x in mh:
