@@ -55,6 +55,8 @@ set -euo pipefail
 . "$RIG_TOP/net-tests/lib/func.sh"
 # shellcheck source=net-tests/lib/profile.sh
 . "$RIG_TOP/net-tests/lib/profile.sh"
+# shellcheck source=net-tests/lib/auto.sh
+. "$RIG_TOP/net-tests/lib/auto.sh"
 
 usage() {
 	cat <<-'EOF'
@@ -471,20 +473,12 @@ auto_more() {
 	local n=$1 el=$2 st rc=0 why more=1
 	st=$(python3 "$RIG_TOP/net-tests/report.py" --ci-status "$target_ci" "$pdir") || rc=$?
 	((rc <= 1)) || die "$E_FAIL" "report.py --ci-status failed (exit $rc) on $pdir"
-	if ((rc == 0)); then
-		why="every watched interval within +-$target_ci %" more=0
-	elif ((n >= AUTO_MAX)); then
-		why="$AUTO_MAX pairs, the most --pairs auto runs" more=0
-	elif ((el + el / n > tlimit * 60)); then
-		why="another pair (~$((el / n)) s) would end past --time-limit $tlimit min" more=0
-	else
-		why="an interval is still wider than +-$target_ci %: one more pair"
-	fi
+	why=$(auto_decide "$n" "$el" "$rc" "$target_ci" "$tlimit" "$AUTO_MAX") || more=0
 	log "pairs auto after $n pair(s), ${el}s: $(jq -r '.text' <<<"$st"); $why"
-	meta_set pairs_auto "$(jq -c --arg why "$why" --argjson n "$n" --argjson t "$target_ci" \
+	meta_set pairs_auto "$(jq -c --arg why "$why" --argjson more "$more" --argjson n "$n" --argjson t "$target_ci" \
 		--argjson lim "$tlimit" --argjson min "$AUTO_MIN" --argjson max "$AUTO_MAX" --argjson el "$el" \
 		'{target_ci_pct: $t, time_limit_min: $lim, min_pairs: $min, max_pairs: $max,
-		  pairs_done: $n, elapsed_s: $el, stopped: (if $why | test("one more") then null else $why end),
+		  pairs_done: $n, elapsed_s: $el, stopped: (if $more == 1 then null else $why end),
 		  last_check: ., reason: $why}' <<<"$st")"
 	((more))
 }

@@ -109,6 +109,8 @@ RIG_T_STATIC_SH=1
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
+# shellcheck source=net-tests/lib/auto.sh
+. "$RIG_TOP/net-tests/lib/auto.sh"
 # shellcheck source=net-tests/tests/integrity.sh
 . "$RIG_TOP/net-tests/tests/integrity.sh"
 # shellcheck source=net-tests/tests/pair.sh
@@ -941,6 +943,24 @@ t_cpu_figures() {
 	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
 }
 
+# bench --pairs auto's rule (auto_decide): it stops when the intervals
+# are narrow enough, at the most pairs, or when the next pair would end
+# past the time limit; else one more.
+t_pairs_auto_rule() {
+	local got=() c
+	# PAIRS ELAPSED CI TARGET LIMIT MAX
+	for c in "3 500 0 3 60 10" "10 900 1 3 60 10" "3 1200 1 3 25 10" "3 1000 1 3 25 10"; do
+		# shellcheck disable=SC2086 # the case's words are the arguments
+		got+=("$(if auto_decide $c; then echo "-> more"; else echo "-> stop"; fi | paste -sd ' ')")
+	done
+	printf '%s\n' "${got[@]}" >&2
+	local want=("every watched interval within +-3 % -> stop"
+		"10 pairs, the most --pairs auto runs -> stop"
+		"another pair (~400 s) would end past --time-limit 25 min -> stop"
+		"an interval is still wider than +-3 %: one more pair -> more")
+	[[ "${got[*]}" == "${want[*]}" ]] || { reason "got: ${got[*]}"; return 1; }
+}
+
 # bench --pairs auto's test: report.py --ci-status exits 0 when every
 # watched interval is within the bound, 1 when one is wider, and says
 # which one.
@@ -1765,6 +1785,7 @@ group_static() {
 	check static-verdict-bootstrap t_verdict_bootstrap
 	check static-verdict-two-pairs t_verdict_two_pairs
 	check static-report-ci-status t_report_ci_status
+	check static-pairs-auto-rule t_pairs_auto_rule
 	check static-cpu-figures t_cpu_figures
 	check static-verdict-controls t_verdict_controls
 	check static-verdict-kept-runs t_verdict_kept_runs
