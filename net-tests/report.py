@@ -1037,6 +1037,12 @@ def main():
         max(meta["boot_seconds"], default="-"),
         min(meta["ike_up_seconds"], default="-"),
         max(meta["ike_up_seconds"], default="-"))
+    if any(r.get("cpu") for r in runs):
+        head += ("; both ends' CPU from /proc/stat over the throughput pass (utilisation"
+                 " of all vCPUs, busy us per KB sent/received){}").format(
+            ": under TCG a vCPU's busy time is its share of QEMU's emulation,"
+            " context beside the instruction counts" if run_meta.get("accel", "tcg") == "tcg"
+            else ": under KVM, the figure")
     if not a.icount and any((r.get("demand") or {}).get("source") == "insn" for r in runs):
         head += ("; no -icount, {} vCPUs on one TCG thread: instr/KB counted by the"
                  " skbt-insn plugin (the guests' whole work per KB, including timer"
