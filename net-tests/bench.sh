@@ -520,7 +520,11 @@ fi
 if ((${#irows[@]})); then
 	read -r iic RIG_INSN <<<"$(instr_settings)"
 	RIG_ICOUNT=${iic#-}
-	log "instruction phase: $ipairs pair(s) ${RIG_ICOUNT:+under -icount $RIG_ICOUNT}${RIG_ICOUNT:-with $RIG_SMP vCPUs, no -icount (QEMU hangs bringing up a second vCPU under it): the skbt-insn plugin on one TCG thread}, rows ${irows[*]}"
+	if [[ -n "$RIG_ICOUNT" ]]; then
+		log "instruction phase: $ipairs pair(s) under -icount $RIG_ICOUNT, rows ${irows[*]}"
+	else
+		log "instruction phase: $ipairs pair(s) with $RIG_SMP vCPUs, no -icount (QEMU hangs bringing up a second vCPU under it): the skbt-insn plugin on one TCG thread, rows ${irows[*]}"
+	fi
 	run_phase "$out/instr" instr "$ipairs" "${irows[@]}"
 	profile_phase
 	report_phase || irc=$?
