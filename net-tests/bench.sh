@@ -226,15 +226,17 @@ pair_order() {
 	echo "${ord[@]}"
 }
 
-# instr_settings: the instruction phase's -icount and plugin setting
-# ("ICOUNT INSN"): RIG_BENCH_ICOUNT with the plugin as RIG_INSN says;
-# with several vCPUs no -icount (QEMU 7.2 hangs bringing up the second
-# vCPU under -icount, both shift=0 and auto: measured) but the plugin
-# on one TCG thread, which counts per KB exactly without it (the
-# per-call figure is then wall-clock ns).
-instr_settings() {
-	if ((RIG_SMP > 1)); then echo "- 1"; else echo "$RIG_BENCH_ICOUNT $RIG_INSN"; fi
-}
+# The instruction phase's -icount (INSTR_ICOUNT) and plugin setting
+# (INSTR_INSN): RIG_BENCH_ICOUNT with the plugin as RIG_INSN says; with
+# several vCPUs no -icount (QEMU 7.2 hangs bringing up the second vCPU
+# under -icount, both shift=0 and auto: measured) but the plugin on one
+# TCG thread, which counts per KB exactly without it (the per-call
+# figure is then wall-clock ns).
+if ((RIG_SMP > 1)); then
+	INSTR_ICOUNT='' INSTR_INSN=1
+else
+	INSTR_ICOUNT=$RIG_BENCH_ICOUNT INSTR_INSN=$RIG_INSN
+fi
 
 # dry_qemu PHASE ICOUNT [INSN]: the QEMU command lines of that phase's guests
 # (guests_start's dry run into a scratch folder), "qemu PHASE: ..."
@@ -264,8 +266,7 @@ if ((RIG_DRY_RUN)); then
 	else
 		echo "throughput phase: none (--pairs 0)"
 	fi
-	read -r iic iinsn <<<"$(instr_settings)"
-	if ((${#irows[@]})) && [[ "$iic" == - ]]; then
+	if ((${#irows[@]})) && [[ -z "$INSTR_ICOUNT" ]]; then
 		printf 'instruction phase: %s vCPUs: no -icount (QEMU hangs bringing up a second vCPU under it), the skbt-insn plugin on one TCG thread (per KB exact, per call wall-clock ns), rows: %s\npairs: %s, order: %s\n' \
 			"$RIG_SMP" "${irows[*]}" "$ipairs" "$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
 	elif ((${#irows[@]})); then
@@ -280,7 +281,7 @@ if ((RIG_DRY_RUN)); then
 	# The guests' QEMU command lines, per phase (kernel not built yet:
 	# the installed kernel's path as it will be)
 	dry_qemu throughput "$RIG_ICOUNT"
-	((${#irows[@]} == 0)) || dry_qemu instructions "${iic#-}" "$iinsn"
+	((${#irows[@]} == 0)) || dry_qemu instructions "$INSTR_ICOUNT" "$INSTR_INSN"
 	exit 0
 fi
 
@@ -518,8 +519,7 @@ if ((pairs > 0)); then
 	report_phase || rc=$?
 fi
 if ((${#irows[@]})); then
-	read -r iic RIG_INSN <<<"$(instr_settings)"
-	RIG_ICOUNT=${iic#-}
+	RIG_ICOUNT=$INSTR_ICOUNT RIG_INSN=$INSTR_INSN
 	if [[ -n "$RIG_ICOUNT" ]]; then
 		log "instruction phase: $ipairs pair(s) under -icount $RIG_ICOUNT, rows ${irows[*]}"
 	else

@@ -280,9 +280,7 @@ demand_row() {
 	read -r bt0 bn0 bi0 bo0 _ br0 bc0 bx0 <<<"$(snap_busy "$b0")"
 	read -r bt1 bn1 bi1 bo1 _ br1 bc1 bx1 <<<"$(snap_busy "$b1")"
 	cp "$GUEST_RUN/a/demand-iperf.json" "$outf.json"
-	read -r sent bytes <<<"$(jq -r 'if .start.test_start.protocol == "UDP"
-		then [.end.sum.bytes, .end.sum.bytes * (1 - .end.sum.lost_percent / 100)]
-		else [.end.sum_sent.bytes, .end.sum_received.bytes] end | map(floor) | "\(.[0]) \(.[1])"' "$outf.json")"
+	read -r sent bytes _ <<<"$(iperf_bytes "$outf.json")"
 	[[ "$sent" =~ ^[0-9]+$ && "$bytes" =~ ^[0-9]+$ ]] ||
 		die "$E_TRAFFIC" "service demand transfer for $row: no byte count in $outf.json"
 	printf 'bytes_sent=%s\nbytes=%s\nretransmits=%s\nsnd_ticks=%s\nrcv_ticks=%s\nsnd_busy_ns=%s\nrcv_busy_ns=%s\nsnd_segs_in=%s\nsnd_segs_out=%s\nrcv_segs_in=%s\nrcv_segs_out=%s\n' \
@@ -386,14 +384,16 @@ demand_json() {
 # it: each guest's /proc/stat cpu line (all its vCPUs) before and after
 # the iperf3 run, taken b, a, (transfer), a, b; busy = user + nice +
 # system + irq + softirq (steal is the host's, not the guest's work),
-# in USER_HZ ticks (10 ms).  Utilisation is busy time over the
-# transfer's own duration (iperf3's seconds) times the vCPUs, service
-# demand busy us per KB: the sender's per KB sent, the receiver's per KB
-# received.  The snapshots bracket the transfer by the job loop's
-# latency (well under a second of a mostly idle guest).  Under TCG the
+# in USER_HZ ticks (10 ms).  Utilisation is busy time over the time
+# between the two snapshots (/proc/uptime) times the vCPUs, as netperf
+# measures over its interval; service demand busy us per KB: the
+# sender's per KB sent, the receiver's per KB received.  The snapshots
+# bracket the transfer by the job loop's latency (well under a second
+# of a mostly idle guest), so a saturated side reads a little under
+# 100 %, never over it.  Under TCG the
 # guests' "CPU" is a host thread's share of QEMU's emulation: context
 # next to the instruction counts; under KVM it is the figure.
-CPU_SNAP="awk '\$1 == \"cpu\" { print } \$1 ~ /^cpu[0-9]/ { n++ } END { print \"ncpu\", n }' /proc/stat"
+CPU_SNAP="awk '\$1 == \"cpu\" { print } \$1 ~ /^cpu[0-9]/ { n++ } END { print \"ncpu\", n }' /proc/stat; awk '{ print \"uptime\", \$1 }' /proc/uptime"
 
 # cpu_snap GUEST: that guest's CPU_SNAP output (fails the run without).
 cpu_snap() {
@@ -404,38 +404,49 @@ cpu_snap() {
 	printf '%s\n' "$s"
 }
 
+# snap_interval SNAP0 SNAP1 DEFAULT: seconds between two CPU_SNAP
+# snapshots (their uptime lines), or DEFAULT without them.
+snap_interval() {
+	awk -v a="$(sed -n 's/^uptime //p' <<<"$1")" -v b="$(sed -n 's/^uptime //p' <<<"$2")" -v d="$3" \
+		'BEGIN { print (a != "" && b != "" && b > a) ? b - a : d }'
+}
+
+# iperf_bytes JSON: "SENT RECEIVED SECONDS" of an iperf3 -J run: TCP's
+# bytes sent and received; UDP's bytes sent and those not lost; the
+# receiver's seconds.
+iperf_bytes() {
+	jq -r 'if .start.test_start.protocol == "UDP"
+		then [.end.sum.bytes, .end.sum.bytes * (1 - .end.sum.lost_percent / 100), .end.sum.seconds]
+		else [.end.sum_sent.bytes, .end.sum_received.bytes, .end.sum_received.seconds] end
+		| "\(.[0] | floor) \(.[1] | floor) \(.[2])"' "$1"
+}
+
 # cpu_json SND0 SND1 RCV0 RCV1 IPERF_JSON: the throughput pass's CPU
 # figures as JSON: {"source":"proc_stat","seconds","snd_cpus","rcv_cpus",
 # "snd_busy_ticks","rcv_busy_ticks","snd_util_pct","rcv_util_pct",
-# "snd_us_per_kb","rcv_us_per_kb","bytes_sent","bytes"}.
+# "snd_us_per_kb","rcv_us_per_kb","bytes_sent","bytes","snd_interval_s",
+# "rcv_interval_s"}; busy ticks as snap_busy counts them; the interval
+# from the snapshots' uptime (iperf3's seconds where they have none).
 cpu_json() {
-	local sent rcvd secs
-	read -r sent rcvd secs <<<"$(jq -r 'if .start.test_start.protocol == "UDP"
-		then [.end.sum.bytes, .end.sum.bytes * (1 - .end.sum.lost_percent / 100), .end.sum.seconds]
-		else [.end.sum_sent.bytes, .end.sum_received.bytes, .end.sum_received.seconds] end
-		| "\(.[0] | floor) \(.[1] | floor) \(.[2])"' "$5")"
-	awk -v sent="$sent" -v rcvd="$rcvd" -v secs="$secs" '
-	function busy(s,   n, i, l, f) {
-		n = split(s, l, "\n")
-		for (i = 1; i <= n; i++) {
-			split(l[i], f, " ")
-			if (f[1] == "cpu") b = f[2] + f[3] + f[4] + f[7] + f[8]
-			if (f[1] == "ncpu") c = f[2]
-		}
-		return b
-	}
-	BEGIN {
-		RS = "\x01"
-		getline a0 <ARGV[1]; getline a1 <ARGV[2]; getline b0 <ARGV[3]; getline b1 <ARGV[4]
-		st = busy(a1) - busy(a0); sc = c
-		rt = busy(b1) - busy(b0); rc = c
-		if (secs <= 0 || sc < 1 || rc < 1) exit 1
+	local sent rcvd secs t0 t1 st rt sc rc si ri
+	read -r sent rcvd secs <<<"$(iperf_bytes "$5")"
+	read -r t0 _ <<<"$(snap_busy "$1")"
+	read -r t1 _ <<<"$(snap_busy "$2")"
+	st=$((t1 - t0)) sc=$(sed -n 's/^ncpu //p' <<<"$2")
+	read -r t0 _ <<<"$(snap_busy "$3")"
+	read -r t1 _ <<<"$(snap_busy "$4")"
+	rt=$((t1 - t0)) rc=$(sed -n 's/^ncpu //p' <<<"$4")
+	si=$(snap_interval "$1" "$2" "$secs") ri=$(snap_interval "$3" "$4" "$secs")
+	awk -v sent="$sent" -v rcvd="$rcvd" -v secs="$secs" -v st="$st" -v rt="$rt" -v sc="${sc:-0}" -v rc="${rc:-0}" \
+		-v si="$si" -v ri="$ri" 'BEGIN {
+		if (secs <= 0 || si <= 0 || ri <= 0 || sc < 1 || rc < 1) exit 1
 		printf "{\"source\":\"proc_stat\",\"seconds\":%.3f,\"bytes_sent\":%d,\"bytes\":%d,", secs, sent, rcvd
+		printf "\"snd_interval_s\":%.2f,\"rcv_interval_s\":%.2f,", si, ri
 		printf "\"snd_cpus\":%d,\"rcv_cpus\":%d,\"snd_busy_ticks\":%d,\"rcv_busy_ticks\":%d,", sc, rc, st, rt
-		printf "\"snd_util_pct\":%.1f,\"rcv_util_pct\":%.1f,", st / 100 / (sc * secs) * 100, rt / 100 / (rc * secs) * 100
+		printf "\"snd_util_pct\":%.1f,\"rcv_util_pct\":%.1f,", st / 100 / (sc * si) * 100, rt / 100 / (rc * ri) * 100
 		su = "null"; ru = "null"
 		if (sent > 0) su = sprintf("%.3f", st * 1e4 / (sent / 1024))
 		if (rcvd > 0) ru = sprintf("%.3f", rt * 1e4 / (rcvd / 1024))
 		printf "\"snd_us_per_kb\":%s,\"rcv_us_per_kb\":%s}", su, ru
-	}' <(printf '%s' "$1") <(printf '%s' "$2") <(printf '%s' "$3") <(printf '%s' "$4")
+	}'
 }

@@ -144,20 +144,22 @@ profile_perf() {
 	perf --buildid-dir "$dir/buildid" "$@"
 }
 
-# profile_syms DATA: "PERCENT SYMBOL" for every kernel symbol ([k]) of
-# a profile, by self overhead (% of all samples), highest first.
-profile_syms() {
+# profile_by_sym DATA: perf report --stdio of a profile by symbol, self
+# overhead (% of all samples), highest first, every symbol, no chains.
+profile_by_sym() {
 	profile_perf "$(dirname "$1")" report -i "$1" --stdio --sort sym --no-children \
-		-g none --percent-limit 0 2>/dev/null |
-		awk '$2 == "[k]" && $1 ~ /%$/ { sub(/%$/, "", $1); print $1, $3 }'
+		-g none --percent-limit 0 2>/dev/null
 }
 
-# profile_top DATA: perf report --stdio's header and its top PROFILE_TOP
-# kernel symbols (self overhead, % of all samples, --sort sym).
+# profile_syms DATA: "PERCENT SYMBOL" for every kernel symbol ([k]).
+profile_syms() {
+	profile_by_sym "$1" | awk '$2 == "[k]" && $1 ~ /%$/ { sub(/%$/, "", $1); print $1, $3 }'
+}
+
+# profile_top DATA: the report's header and its top PROFILE_TOP kernel
+# symbols.
 profile_top() {
-	profile_perf "$(dirname "$1")" report -i "$1" --stdio --sort sym --no-children \
-		-g none --percent-limit 0 2>/dev/null |
-		awk -v n="$PROFILE_TOP" '/^#/ { print; next } $2 == "[k]" && k++ < n { print }'
+	profile_by_sym "$1" | awk -v n="$PROFILE_TOP" '/^#/ { print; next } $2 == "[k]" && k++ < n { print }'
 }
 
 # profile_name DATA: "PAIR VARIANT ROW" from PAIR-VARIANT-ROW.perf.data.

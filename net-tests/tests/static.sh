@@ -912,7 +912,9 @@ $ST_T:instr_per_call=same controls=noisy" || return 1
 # Both ends' CPU from /proc/stat snapshots (cpu_json) on known values:
 # sender 2 vCPUs, 1,010 busy ticks (user + system + irq + softirq; idle,
 # iowait and steal left out) over 10 s = 50.5 % and 98.633 us per KB of
-# 100 MiB; receiver 1 vCPU, 850 ticks = 85 %.  And the perf stat figures:
+# 100 MiB; receiver 1 vCPU, 850 ticks = 85 % (over iperf3's 10 s without
+# uptime lines, over the snapshots' interval with them).  And the perf
+# stat figures:
 # read from perf's -x, output (perf_stat_read: counts, or pmu=none and a
 # message naming the guest), per KB (demand_json: 2,000 cycles per KB
 # sent, or "pmu": "none").
@@ -925,6 +927,11 @@ t_cpu_figures() {
 	got=$(cpu_json "$a0" "$a1" "$b0" "$b1" "$j" | jq -c '[.snd_cpus, .snd_busy_ticks, .snd_util_pct, .snd_us_per_kb, .rcv_cpus, .rcv_busy_ticks, .rcv_util_pct, .rcv_us_per_kb]') ||
 		{ reason "cpu_json failed"; return 1; }
 	[[ "$got" == "[2,1010,50.5,98.633,1,850,85,83.008]" ]] || bad+=("cpu_json: $got")
+	# with /proc/uptime in the snapshots: utilisation over their interval
+	# (sender 10.1 s apart: 50.0 %; receiver 12.5 s: 68.0 %), us/KB as before
+	got=$(cpu_json "$a0"$'\nuptime 100.00' "$a1"$'\nuptime 110.10' "$b0"$'\nuptime 99.50' "$b1"$'\nuptime 112.00' "$j" |
+		jq -c '[.snd_interval_s, .snd_util_pct, .snd_us_per_kb, .rcv_interval_s, .rcv_util_pct, .rcv_us_per_kb]')
+	[[ "$got" == "[10.1,50,98.633,12.5,68,83.008]" ]] || bad+=("cpu_json with uptime: $got")
 	printf 'bytes_sent=1048576\nbytes=2097152\nsnd_pmu_cycles=2048000\nsnd_pmu_insn=1024000\nrcv_pmu_cycles=4096000\nrcv_pmu_insn=2048000\n' >"$CHECK_DIR/pmu.demand"
 	got=$(demand_json "$CHECK_DIR/pmu.demand" "" | jq -c '[.pmu, .snd_cycles_per_kb, .rcv_cycles_per_kb, .snd_pmu_instr_per_kb, .rcv_pmu_instr_per_kb]')
 	[[ "$got" == '["perf_stat",2000,2000,1000,1000]' ]] || bad+=("demand_json with perf stat: $got")
