@@ -47,7 +47,13 @@ verdict.json); the table and the one-line verdict are printed too.
     same protocol and link (all boots of a control, both kernels pooled:
     the change does not touch it; or its same-pair ratios); otherwise
     "noise" ("same" if the difference, the boots' spreads and the floor
-    are all within the threshold).  Fewer than 2 boots a side: "noise".
+    are all within the threshold).  Fewer than 3 boots a side (LKP's
+    minimum): "noise", rule none.  With 5 same-pair ratios or more the
+    rule is bootstrap95 instead: the 95 % bootstrap interval of the mean
+    same-pair ratio must lie on one side of 1 and its mean beyond the
+    threshold and the floor, which is one tick and how far the controls'
+    own interval reaches from 1 (an interval narrows with more pairs
+    where a range only widens).
   - control rows (--controls, default *-plain,udp-*,icmp-*,*-on: the
     plaintext reference, UDP, ICMP and ESP GSO rows a TCP-clone series
     does not touch; bench.sh --controls records them in meta.json) judge
@@ -519,8 +525,12 @@ RULES = {
                    "resamples, fixed seed): better/worse when the whole "
                    "interval lies on one side of 1 and |mean - 1| exceeds "
                    "the threshold and the noise floor (one /proc/stat "
-                   "tick, the controls' A/A spread); same when the whole "
-                   "interval lies within 1 +- threshold; else noise" % BOOT_N,
+                   "tick, and how far the 95 %% interval of the same "
+                   "protocol's control rows on that link reaches from 1 "
+                   "(their A/A range when they have no interval); a "
+                   "control's own floor is the tick); same when the whole "
+                   "interval lies within 1 +- threshold and the floor is "
+                   "within it; else noise" % BOOT_N,
     "interval": "every noisy or context metric with at least %d "
                 "same-pair ratios carries interval95 (bootstrap, as "
                 "above), whichever rule judged it" % LKP_MIN,
@@ -604,10 +614,12 @@ def _judge(diff, thr, noise, lower, separated=True):
     return "same" if abs(diff) <= thr and noise <= thr else "noise"
 
 
-def _metric_entry(m, bvals, bres, pvals, pres, aa):
+def _metric_entry(m, bvals, bres, pvals, pres, aa, aa_iv=None):
     """One row x metric: values, threshold, noise, judgement.  aa: the
     controls' A/A spread (relative, where) for a targeted row's noisy
-    metric, or None."""
+    metric, or None; aa_iv: how far the controls' own 95 % interval of
+    the mean same-pair ratio reaches from 1 (relative, where), the floor
+    under bootstrap95, or None."""
     b, p = _dist([bvals[i] for i in sorted(bvals)]), _dist([pvals[i] for i in sorted(pvals)])
     for d, vals in ((b, bvals), (p, pvals)):
         if d:
@@ -669,8 +681,18 @@ def _metric_entry(m, bvals, bres, pvals, pres, aa):
     e.update(diff_rel=diff, threshold_rel=thr, noise_rel=noise,
              separated=separated, spreads_rel=parts)
     if iv and iv["n"] >= BOOT_MIN:
-        # bootstrap95: the interval, not the boots' ranges, decides
+        # bootstrap95: the interval, not the boots' ranges, decides; the
+        # floor is what an unchanged row's interval shows (the controls'
+        # own interval, not their range: a range grows with the number of
+        # pairs, an interval narrows), and one tick
         e["rule"] = "bootstrap95"
+        bfloor = {k: v for k, v in parts.items() if k == "one tick"}
+        if aa_iv:
+            bfloor["controls' A/A interval: " + aa_iv[1]] = aa_iv[0]
+        elif aa:
+            bfloor["controls' A/A: " + aa[1]] = aa[0]
+        noise = max(bfloor.values(), default=0.0)
+        e.update(noise_rel=noise, floor_rel=bfloor)
         d = iv["mean"] - 1
         beyond = iv["lo"] > 1 or iv["hi"] < 1
         if beyond and abs(d) > max(thr, noise):
@@ -744,7 +766,7 @@ def verdict(runs, run_meta, controls, icount):
     # A/A spread of the controls, per (link, protocol, metric): the
     # relative range of all boots of a control, both kernels pooled (the
     # change does not touch it), or of its same-pair ratios; the widest.
-    aa = {}
+    aa, aa_iv = {}, {}
     for k in order:
         if role[k] != "control":
             continue
@@ -764,6 +786,14 @@ def verdict(runs, run_meta, controls, icount):
                 key = (k[0], proto[k], m["key"])
                 if c[0] and c[0] > aa.get(key, (0, ""))[0]:
                     aa[key] = (round(c[0], 4), c[1])
+            # the control's own 95 % interval of the mean same-pair
+            # ratio: how far from 1 an unchanged row's interval reaches
+            iv = interval95([pv[i] / bv[i] for i in sorted(bv) if i in pv and bv[i]])
+            if iv and iv["n"] >= BOOT_MIN:
+                key = (k[0], proto[k], m["key"])
+                x = round(max(1 - iv["lo"], iv["hi"] - 1, 0.0), 4)
+                if x >= aa_iv.get(key, (-1, ""))[0]:
+                    aa_iv[key] = (x, k[1] + " interval95 [{:.3f}-{:.3f}]".format(iv["lo"], iv["hi"]))
     rows = []
     for k in order:
         ent = {"row": k[1], "link": k[0], "role": role[k], "metrics": {}}
@@ -771,8 +801,9 @@ def verdict(runs, run_meta, controls, icount):
             (bv, bres), (pv, pres) = sides[k + (m["key"],)]
             if not bv and not pv:
                 continue
-            a = aa.get((k[0], proto[k], m["key"])) if role[k] == "target" else None
-            ent["metrics"][m["key"]] = _metric_entry(m, bv, bres, pv, pres, a)
+            tk = (k[0], proto[k], m["key"])
+            a, ai = (aa.get(tk), aa_iv.get(tk)) if role[k] == "target" else (None, None)
+            ent["metrics"][m["key"]] = _metric_entry(m, bv, bres, pv, pres, a, ai)
         rows.append(ent)
     # Controls that moved make the targeted findings of that metric on
     # their link unconfirmed.
