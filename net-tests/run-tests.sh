@@ -1,7 +1,9 @@
 #!/bin/bash
 # The rig's tests (make check), KTAP on stdout, diagnostics as "# ..." on
 # stderr, logs in results/check-<timestamp>/.  The last line on stdout is
-# "N passed, N failed, N skipped", alone.  Exit 0 when nothing failed
+# "N passed, N failed, N skipped", alone; before the plan line, every
+# failure once more with its reason and the log lines that led to it
+# (CI shows a run's tail).  Exit 0 when nothing failed
 # (skips allowed), 1 when a test failed, 2 on bad usage.  Options:
 # usage() below (--help).
 #
@@ -123,6 +125,7 @@ TAP_RECORDS=$CHECK_DIR/records.tsv
 export CHECK_DIR TAP_RECORDS
 t0=$SECONDS
 declare -A gstatus=()
+failed=()
 echo "KTAP version 1"
 echo "# logs: $CHECK_DIR"
 for g in "${groups[@]}"; do
@@ -151,6 +154,9 @@ for g in "${groups[@]}"; do
 	fi
 	tap_print "$TAP_RECORDS" "$((before + 1))"
 	gstatus[$g]=$TAP_GROUP_STATUS
+	while IFS=$'\t' read -r st name why; do
+		case "$st" in ok | skip | sub) ;; *) failed+=("$g"$'\t'"$name"$'\t'"$why") ;; esac
+	done < <(tail -n +"$((before + 1))" "$TAP_RECORDS")
 done
 
 # After every group's scope has ended: nothing of this run may be left
@@ -182,6 +188,28 @@ else
 	printf 'ok\tnothing-left-behind\t\n' >>"$TAP_RECORDS"
 fi
 tap_print "$TAP_RECORDS" "$((before + 1))"
+[[ -z "$left" ]] || failed+=("-"$'\t'"nothing-left-behind"$'\t'"$(head -n 1 <<<"$left")")
+
+# fail_digest GROUP NAME WHY: the failure once more, with the lines of
+# its group's log that led to it (the FAIL_LOG_LINES before "fail: NAME",
+# or the log's end), so the run's tail, which is what CI shows, names
+# what failed and why.  At most FAIL_DIGEST_MAX failures get log lines.
+FAIL_LOG_LINES=15 FAIL_DIGEST_MAX=3
+fail_digest() {
+	local log=$CHECK_DIR/$1.log n
+	echo "# failed: $2 (group $1): $3"
+	((FAIL_DIGEST_MAX-- > 0)) && [[ -s "$log" ]] || return 0
+	n=$(grep -n -m1 -F "fail: ${2#*/} " "$log" | cut -d: -f1) || true
+	if [[ -n "$n" ]]; then
+		head -n "$n" "$log" | tail -n "$FAIL_LOG_LINES"
+	else
+		tail -n "$FAIL_LOG_LINES" "$log"
+	fi | cut -c1-240 | sed 's/^/#   | /'
+}
+for f in "${failed[@]}"; do
+	IFS=$'\t' read -r g name why <<<"$f"
+	fail_digest "$g" "$name" "$why"
+done
 echo "1..$TAP_N"
 echo "# $((SECONDS - t0))s; logs: $CHECK_DIR"
 # The last line on stdout, alone (CI reads it).

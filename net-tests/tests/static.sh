@@ -196,6 +196,37 @@ t_harness_errexit() {
 	[[ "$got" == "$want" ]] || { reason "records '$got', want '$want'"; return 1; }
 }
 
+# The runner's tail names every failure with its reason and the log
+# lines that led to it (CI shows a run's tail, not its middle): a copy of
+# the rig whose static group has one passing and one failing test.
+t_harness_fail_digest() {
+	local top=$CHECK_DIR/digest-top out=$CHECK_DIR/digest.out rc=0 tailtxt
+	rm -rf "$top"
+	mkdir -p "$top"
+	cp -a "$RIG_TOP/qemu-net" "$RIG_TOP/net-tests" "$top/"
+	cat >"$top/net-tests/tests/static.sh" <<-'EOF'
+		# shellcheck shell=bash
+		st_dig_fail() { echo "the cause: 42" >&2; reason "wanted 0, got 42"; return 1; }
+		group_static() {
+			check dig-pass true
+			echo "unrelated line before" >&2
+			check dig-fail st_dig_fail
+			echo "a later test's line" >&2
+		}
+	EOF
+	RIG_RESULTS=$CHECK_DIR/digest-results "$top/net-tests/run-tests.sh" -t static >"$out" 2>&1 || rc=$?
+	((rc == E_FAIL)) || { reason "run-tests.sh exited $rc, want $E_FAIL (see $out)"; return 1; }
+	tailtxt=$(tail -n 12 "$out")
+	grep -qx '# failed: dig-fail (group static): wanted 0, got 42' <<<"$tailtxt" ||
+		{ reason "the tail does not name the failure: $tailtxt"; return 1; }
+	grep -qx '#   | the cause: 42' <<<"$tailtxt" ||
+		{ reason "the tail lacks the log line that led to it: $tailtxt"; return 1; }
+	! grep -q "a later test's line" <<<"$tailtxt" ||
+		{ reason "the tail shows the group log's end, not the lines before the failure"; return 1; }
+	[[ "$(tail -n 1 "$out")" == "2 passed, 1 failed, 0 skipped" ]] ||
+		{ reason "last line: $(tail -n 1 "$out")"; return 1; }
+}
+
 # Groups as the runner runs them (in_child run_group): each defers a line
 # into $ST_LOG.
 ST_LOG=
@@ -1813,6 +1844,7 @@ t_wait_helpers() {
 
 group_static() {
 	check static-harness-errexit t_harness_errexit
+	check static-harness-fail-digest t_harness_fail_digest
 	check static-harness-group-scopes t_harness_group_scopes
 	check static-harness-interrupt t_harness_interrupt
 	check static-harness-worktree-cleanup t_harness_worktree_cleanup
