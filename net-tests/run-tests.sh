@@ -125,7 +125,6 @@ TAP_RECORDS=$CHECK_DIR/records.tsv
 export CHECK_DIR TAP_RECORDS
 t0=$SECONDS
 declare -A gstatus=()
-failed=()
 echo "KTAP version 1"
 echo "# logs: $CHECK_DIR"
 for g in "${groups[@]}"; do
@@ -152,11 +151,8 @@ for g in "${groups[@]}"; do
 			printf 'fail\t%s-group\tgroup exited %d after its last result (see %s)\n' "$g" "$grc" "$CHECK_DIR/$g.log" >>"$TAP_RECORDS"
 		fi
 	fi
-	tap_print "$TAP_RECORDS" "$((before + 1))"
+	tap_print "$TAP_RECORDS" "$((before + 1))" "$g"
 	gstatus[$g]=$TAP_GROUP_STATUS
-	while IFS=$'\t' read -r st name why; do
-		case "$st" in ok | skip | sub) ;; *) failed+=("$g"$'\t'"$name"$'\t'"$why") ;; esac
-	done < <(tail -n +"$((before + 1))" "$TAP_RECORDS")
 done
 
 # After every group's scope has ended: nothing of this run may be left
@@ -188,7 +184,6 @@ else
 	printf 'ok\tnothing-left-behind\t\n' >>"$TAP_RECORDS"
 fi
 tap_print "$TAP_RECORDS" "$((before + 1))"
-[[ -z "$left" ]] || failed+=("-"$'\t'"nothing-left-behind"$'\t'"$(head -n 1 <<<"$left")")
 
 # fail_digest GROUP NAME WHY: the failure once more, with the lines of
 # its group's log that led to it (the FAIL_LOG_LINES before "fail: NAME",
@@ -206,7 +201,7 @@ fail_digest() {
 		tail -n "$FAIL_LOG_LINES" "$log"
 	fi | cut -c1-240 | sed 's/^/#   | /'
 }
-for f in "${failed[@]}"; do
+for f in "${TAP_FAILURES[@]}"; do
 	IFS=$'\t' read -r g name why <<<"$f"
 	fail_digest "$g" "$name" "$why"
 done

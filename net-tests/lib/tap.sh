@@ -144,11 +144,12 @@ run_group() {
 	"group_$1"
 }
 
-# tap_print RECORDS FROM: print the records of RECORDS from line FROM on
-# as KTAP, numbering on from $TAP_N; counts in TAP_N, TAP_FAILED,
+# tap_print RECORDS FROM [GROUP]: print the records of RECORDS from line
+# FROM on as KTAP, numbering on from $TAP_N; counts in TAP_N, TAP_FAILED,
 # TAP_SKIPPED; TAP_GROUP_STATUS is "ok", "was skipped" or "failed" for
-# the records printed.
-TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0 TAP_GROUP_STATUS=ok
+# the records printed; each failure appended to TAP_FAILURES as
+# "GROUP<TAB>NAME<TAB>REASON" (GROUP "-" if not given).
+TAP_N=0 TAP_FAILED=0 TAP_SKIPPED=0 TAP_GROUP_STATUS=ok TAP_FAILURES=()
 tap_print() {
 	local st name why
 	TAP_GROUP_STATUS=ok
@@ -158,7 +159,8 @@ tap_print() {
 		skip) TAP_SKIPPED=$((TAP_SKIPPED + 1))
 			[[ "$TAP_GROUP_STATUS" == ok ]] && TAP_GROUP_STATUS="was skipped" ;;
 		ok) ;;
-		*) st=fail TAP_FAILED=$((TAP_FAILED + 1)) TAP_GROUP_STATUS=failed ;;
+		*) st=fail TAP_FAILED=$((TAP_FAILED + 1)) TAP_GROUP_STATUS=failed
+			TAP_FAILURES+=("${3:--}"$'\t'"$name"$'\t'"$why") ;;
 		esac
 		TAP_N=$((TAP_N + 1))
 		ktap_line "$st" "$TAP_N" "$name" "$why"
