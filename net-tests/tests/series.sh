@@ -1,5 +1,8 @@
 # shellcheck shell=bash
-# Group "series": the patch series against Debian's tree.
+# Group "series": the patch series against Debian's tree: the rig's
+# stack (patches/series) applies and is checkpatch-clean, and each
+# posting in it (patches/ipsec, patches/ipsec-next: a cover letter and
+# a series of their own) applies alone to the pristine tree.
 #
 # Deliberate breakages seen to fail:
 #  - checkpatch.pl exiting 2 with no output, read with the old "|| true":
@@ -45,6 +48,16 @@ t_series_checkpatch() {
 	((bad == 0)) || { reason "$bad patches with checkpatch --strict findings"; return 1; }
 }
 
+# t_posting_applies DIR WT: one posting of the stack (a series directory
+# with a cover letter) applies alone to a fresh worktree WT at tag base,
+# as it would to the maintainer's tree.
+t_posting_applies() {
+	RIG_PATCHES=$1 "$RIG_TOP/qemu-net/apply-series.sh" "$2" >&2 || {
+		reason "git am of $(basename "$1")/series alone failed (see log)"
+		return 1
+	}
+}
+
 group_series() {
 	local wt=$CHECK_DIR/series-wt
 	# In the group's scope, before the worktree exists: removed when the
@@ -55,4 +68,11 @@ group_series() {
 	else
 		result series-checkpatch-strict 4 "series did not apply"
 	fi
+	local d name
+	for d in "$RIG_PATCHES"/*/; do
+		[[ -f "$d/0000-cover-letter.patch" && -f "$d/series" ]] || continue
+		name=$(basename "$d")
+		defer worktree_remove "$CHECK_DIR/series-wt-$name"
+		check "series-$name-applies-alone" t_posting_applies "${d%/}" "$CHECK_DIR/series-wt-$name"
+	done
 }
