@@ -29,10 +29,10 @@ set -euo pipefail
 # group|prerequisite group|description (one line per group, in run order)
 GROUPS_TABLE="
 static||shellcheck of every tracked script, C tools build with -Werror
-series||patches/series applies with git am; checkpatch --strict clean
+series||patches/series applies with git am; checkpatch --strict clean; each posting (ipsec, ipsec-next) applies alone
 build||baseline and patched kernels build (cached by tarball+config+series)
 pair|build|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
-kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched
+kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched; the ipsec kselftest fails on baseline and passes on patched; the autoload RFC's claims (one modprobe per family, what POSTROUTING and tc see)
 integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
 wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
 func|build|functional matrix with the ESP offload modules loaded (patched): TFC, NAT-T, GRE and VXLAN over IPsec, nested SAs, IPv6 extension header, netfilter on ESP; byte-exact and wire-checked
@@ -70,7 +70,7 @@ usage() {
 		                checks DIR's patches)
 		  -h, --help    this text
 		Groups: ${groups[*]}
-		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
+		Settings: RIG_* variables, each documented with its default in qemu-net/defaults.sh.
 		Exit: 0 nothing failed (skips allowed), 1 a test failed, 2 bad usage.
 		Examples:
 		  net-tests/run-tests.sh --list

@@ -268,6 +268,56 @@ t_zeroing() {
 	fi
 }
 
+# The ipsec posting's kselftest (tools/testing/selftests/net/
+# xfrm_esp_offload.sh): its cases, each a fix of the posting.
+SELFTEST=net/xfrm_esp_offload.sh
+SELFTEST_CASES="tfc_ipv4_ping tfc_ipv4_tcp tfc_ipv6_ping tfc_ipv6_tcp nested_gro lifetime_packets"
+
+# selftest_stage DIR: the kselftest and the helpers it sources (those the
+# tree has: net/lib.sh and kselftest/ktap_helpers.sh from 6.8 on), from
+# the cached tree's patched branch, under DIR as in the tree.
+selftest_stage() {
+	local src f
+	src=$(tree_ensure) || return
+	for f in "$SELFTEST" net/lib.sh kselftest/ktap_helpers.sh; do
+		git -C "$src" cat-file -e "patched:tools/testing/selftests/$f" 2>/dev/null || continue
+		mkdir -p "$1/$(dirname "$f")"
+		git -C "$src" show "patched:tools/testing/selftests/$f" >"$1/$f" || return
+	done
+	[[ -s "$1/$SELFTEST" ]] || { echo "$SELFTEST is not in the patched branch of $src" >&2; return 1; }
+}
+
+# t_selftest WANT: run the kselftest in guest a; WANT "pass" (the
+# patched kernel: every case ok) or "fail" (the baseline: every case not
+# ok, so each is seen to fail without its fix; a skip is neither).
+t_selftest() {
+	local want=$1 c bad=''
+	selftest_stage "$GUEST_RUN/a/selftests" || { reason "kselftest not staged"; return 1; }
+	guest_ktap -t 600 a "cd /rig/selftests/${SELFTEST%/*} && bash ./${SELFTEST#*/}" || true
+	for c in $SELFTEST_CASES; do
+		if [[ "$want" == pass ]]; then
+			grep -qE "^ok [0-9]+ $c\$" <<<"$GUEST_OUT" || bad+=" $c"
+		else
+			grep -qE "^not ok [0-9]+ $c\$" <<<"$GUEST_OUT" || bad+=" $c"
+		fi
+	done
+	[[ -z "$bad" ]] || { reason "cases that did not $want:$bad (kselftest exited $guest_rc)"; return 1; }
+}
+
+# t_offload_semantics: the autoload RFC's claims in guest a (patched
+# kernel): one modprobe per family when the module is missing, and what
+# POSTROUTING and tc egress see without and with the module
+# (net-tests/guest/offload-semantics.sh).
+t_offload_semantics() {
+	local rc=0
+	guest_ktap -t 300 a "$G/offload-semantics.sh" || rc=$?
+	case "$rc" in
+	0) ;;
+	4) reason "offload-semantics.sh skipped in the guest"; return 4 ;;
+	*) reason "offload-semantics.sh exited $guest_rc"; return 1 ;;
+	esac
+}
+
 # kernel_boot VARIANT: the guest pair on that kernel, charon and iperf3
 # up, offsets for the accounting probes in place (check_setup: the group's).
 # The baseline pair loads the skbt-insn plugin where it can (TCG, one
@@ -292,9 +342,13 @@ group_kernel() {
 	check demand-pass-acks-every-segment t_demand baseline tcp-v6-tunnel-gcm-off
 	check demand-pass-counts-instructions t_demand_insn baseline tcp-v6-tunnel-gcm-off
 	check zeroing-fails-on-baseline t_zeroing 1
+	check kselftest-esp-offload-fails-on-baseline t_selftest fail
 	defer_scope_pop
 	defer_scope_push
 	check_setup boot-patched kernel_boot patched
+	# (first: an "-off" row below makes the module's load fail, which
+	# the patched kernel remembers until it reboots)
+	check autoload-semantics t_offload_semantics
 	check acct-adds-up-patched-tcp-no-cow t_acct patched tcp-v4-transport-gcm-off patched-no-cow
 	check acct-adds-up-patched-tcp6-no-cow t_acct patched tcp-v6-tunnel-sha-off patched-no-cow
 	check zeroing-passes-on-patched t_zeroing 0
@@ -308,5 +362,6 @@ group_kernel() {
 	else
 		result ksize-module-insmod 4 "module did not build"
 	fi
+	check kselftest-esp-offload-passes-on-patched t_selftest pass
 	defer_scope_pop
 }
