@@ -124,7 +124,7 @@ usage() {
 		  --out DIR          results folder (default: $RIG_RESULTS/<time>)
 		  --dry-run          print the build commands and the plan, run nothing
 		  -h, --help         this text
-		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
+		Settings: RIG_* variables, each documented with its default in qemu-net/defaults.sh.
 		Exit: 0 ok, 1 a check failed, 2 bad usage, 3-9 see README.md.
 		Examples:
 		  net-tests/bench.sh --pairs 3 --time 5 --rows full
@@ -381,7 +381,9 @@ bench_boot() {
 	done
 	ipsec_start
 	acct_prepare "${kdir[$v]}"
-	for row in "${prows[@]}"; do
+	local brows
+	mapfile -t brows < <(rows_boot_order "${prows[@]}")
+	for row in "${brows[@]}"; do
 		row_up "$row" >"$run/ike-up.out"
 		p=$ROW_PROTO child=$ROW_CHILD
 		ike=$(sed -n 's/^ike_up_seconds=//p' "$run/ike-up.out")

@@ -43,7 +43,9 @@ up)
 		exit 8
 	fi
 	end=$(cut -d' ' -f1 /proc/uptime)
-	n=$($ip xfrm state | grep -c '^src')
+	# (a child with IPComp adds its IPComp states, and IPIP states for
+	# packets sent uncompressed: only the ESP SAs are counted)
+	n=$($ip xfrm state | grep -c 'proto esp ')
 	[ "$n" -eq 2 ] || {
 		$ip xfrm state
 		echo "IKE: expected 2 ESP SAs after initiating $child, found $n"

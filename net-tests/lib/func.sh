@@ -205,3 +205,16 @@ func_nested_down() {
 			{ echo "could not flush the nested SAs on $g" >&2; return 1; }
 	done
 }
+
+# ESP with IPComp (swanctl ipcomp = yes; compressed payloads inside ESP,
+# the offload modules loaded): b's IPComp state must have counted
+# packets, or the row only tested plain ESP.
+func_ipcomp_up() { :; }
+func_ipcomp_check() {
+	local n
+	n=$(guest_exec b "$IP -s xfrm state" | awk '/^src /{c = 0} /proto comp/{c = 1}
+		c && /\(packets\)/ {gsub(/\(packets\)/, "", $2); n += $2} END{print n+0}')
+	echo "b: IPComp states counted $n packets"
+	((n > 0)) || { echo "no IPComp state on b counted a packet (IPComp not negotiated?)" >&2; return 1; }
+}
+func_ipcomp_down() { :; }

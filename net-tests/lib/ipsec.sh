@@ -76,7 +76,7 @@ ipsec_row_up() {
 ipsec_check_up() {
 	local g n
 	for g in a b; do
-		n=$(guest_exec "$g" "/usr/sbin/ip xfrm state | grep -c '^src'" || true)
+		n=$(guest_exec "$g" "/usr/sbin/ip xfrm state | grep -c 'proto esp '" || true)
 		if [[ "$n" != 2 ]]; then
 			printf 'ERROR: IKE: tunnel torn down: guest %s has %s ESP SAs, expected 2\n' "$g" "${n:-0}" >&2
 			return "$E_IKE"
