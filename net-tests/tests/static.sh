@@ -46,13 +46,22 @@
 #  - the controls' A/A floor left out, or taken per kernel instead of
 #    pooled: -noisy (receiver +16 % "worse") and -kept-runs.
 #  - an A/A run (one kernel) reported as "controls steady": -aa.
+#  The kept runs docs/results.md and README.md cite (static-results-cited,
+#  each run alone on a copy of the checkout):
+#  - results.md quoting insn-v4-func's 2-pair gcm-auto sender per KB as
+#    "better": "docs/results.md:81: 'better', but
+#    docs/results/insn-v4-func/verdict.json says noise there: ...".
+#  - a results.md line quoting "worse" that names its run without a link
+#    ("quotes 'worse' but links no kept run with a verdict.json"), and
+#    README linking docs/results/check-cold-s28/ ("README.md:16:
+#    docs/results/check-cold-s28 is not in the tree"), in one run.
+#  - the check ignoring the rows and metrics a line names (every word of
+#    the run accepted): "the misquote on a made-up line was not caught
+#    (exit 0)".
 #  Settings (qemu-net/defaults.sh) and the command line, each run alone:
-#  - static-settings-readme: README without the RIG_TAIL row ("RIG_TAIL:
-#    a setting (default '40'), not in README's Settings table"); a README
-#    row RIG_BOGUS; RIG_MEM's default 1024 in defaults.sh (README 768);
-#    RIG_TAIL's comment line removed; a new RIG_NEW in defaults.sh only;
-#    a DEBUG_ARGS ?= in the Makefile only.
-#  - static-settings-one-place: ${RIG_BOOT_TIMEOUT:-90} back in guests.sh
+#  - static-settings-one-place: RIG_TAIL's comment line removed from
+#    defaults.sh ("defaults.sh:88: RIG_TAIL has no comment line above
+#    it"); ${RIG_BOOT_TIMEOUT:-90} back in guests.sh
 #    ("a second default"); : "${ACCT_TCP_BYTES:=8M}" back in acct.sh
 #    ("assigns a default outside qemu-net/defaults.sh"); wire.sh reading
 #    ${RIG_WIRE_MARKER:-...} and ${RIG_WIRE_SUFFIX:-} (not settings);
@@ -1114,8 +1123,9 @@ t_report_demand_header() {
 # Every verdict.json kept beside a docs/results/*/runs.jsonl is what
 # report.py computes from that run today (regenerate them all after a
 # rule change: for d in docs/results/*/; do net-tests/report.py --no-plot
-# "$d"; done).  The text of docs/results.md quotes verdicts as written
-# on the day; the kept file is today's reading of the same raw data.
+# "$d"; done).  docs/results.md quotes these files (static-results-cited);
+# docs/history.md quotes verdicts as written on their day, which the
+# kept file, today's reading of the same raw data, may contradict.
 t_verdict_kept_runs() {
 	local d=$CHECK_DIR/kept-verdict r n bad=() seen=0
 	rm -rf "${d:?}"
@@ -1134,14 +1144,120 @@ t_verdict_kept_runs() {
 		{ reason "docs/results/{${bad[*]}}/verdict.json is not what report.py computes now (diff against $d)"; return 1; }
 }
 
+# st_results_cited_py TOP [LINE]: the checks of t_results_cited on the
+# checkout TOP, in python; with LINE, that line alone, checked as a line
+# of TOP/docs/results.md.  Prints one problem a line, exit 1 if any.
+st_results_cited_py() {
+	python3 - "$@" <<-'PY'
+		import json, os, re, sys
+		top, probs = sys.argv[1], []
+		WORD = re.compile(r"(?<![\w-])(better|worse|same|noise)(?![\w-])", re.I)
+		verdicts = {}
+
+		def verdict(run):
+		    """{(row, metric): judgement} of TOP/RUN/verdict.json, None without one."""
+		    if run not in verdicts:
+		        try:
+		            v = json.load(open(os.path.join(top, run, "verdict.json")))
+		            verdicts[run] = {(r["row"], m): e.get("judgement")
+		                             for r in v["rows"] for m, e in r["metrics"].items()}
+		        except (OSError, ValueError, KeyError, TypeError):
+		            verdicts[run] = None
+		    return verdicts[run]
+
+		def mentions(line, doc):
+		    """docs/results/ paths of LINE: the text docs/results/..., and
+		    markdown link targets relative to DOC's folder."""
+		    out = [p.rstrip(".,:;") for p in re.findall(r"docs/results/[^\s`)\]\"'|]*", line)]
+		    for t in re.findall(r"\]\(([^)\s]+)\)", line):
+		        p = os.path.normpath(os.path.join(os.path.dirname(doc), t.split("#")[0]))
+		        if p.startswith("docs/results/"):
+		            out.append(p)
+		    out = [os.path.normpath(p) for p in out if not re.search(r"[*<>{}]", p)]
+		    return sorted(set(out), key=out.index)
+
+		def check(doc, n, line, words):
+		    runs = []
+		    for p in mentions(line, doc):
+		        full = os.path.join(top, p)
+		        if not os.path.exists(full):
+		            probs.append("{}:{}: {} is not in the tree".format(doc, n, p))
+		            continue
+		        run = os.path.normpath(p if os.path.isdir(full) else os.path.dirname(p))
+		        if run != "docs/results" and run not in runs:
+		            runs.append(run)
+		    if not words:
+		        return
+		    judged = [r for r in runs if verdict(r) is not None]
+		    if not judged:
+		        probs.append("{}:{}: quotes '{}' but links no kept run with a verdict.json: {}".format(
+		            doc, n, "', '".join(sorted(words)), line.strip()[:100]))
+		        return
+		    for w in sorted(words):
+		        found, said = False, set()
+		        for r in judged:
+		            v = verdict(r)
+		            rows = {row for row, _ in v
+		                    if re.search(r"(?<![\w-])" + re.escape(row) + r"(?![\w-])", line)}
+		            mets = {m for _, m in v if "`" + m + "`" in line}
+		            for (row, m), j in v.items():
+		                if (not rows or row in rows) and (not mets or m in mets):
+		                    said.add(j)
+		                    found = found or j == w
+		        if not found:
+		            probs.append("{}:{}: '{}', but {}/verdict.json says {} there: {}".format(
+		                doc, n, w, " or ".join(judged), "/".join(sorted(map(str, said))) or "nothing",
+		                line.strip()[:100]))
+
+		if len(sys.argv) > 2:
+		    line = sys.argv[2]
+		    check("docs/results.md", 0, line, {w.lower() for w in WORD.findall(line)})
+		else:
+		    for doc in ("docs/results.md", "README.md"):
+		        for n, line in enumerate(open(os.path.join(top, doc)), 1):
+		            words = {w.lower() for w in WORD.findall(line)} if doc == "docs/results.md" else set()
+		            check(doc, n, line, words)
+		for p in probs:
+		    print(p)
+		sys.exit(1 if probs else 0)
+	PY
+}
+
+# docs/results.md quotes the kept runs' verdicts exactly: each of its
+# lines with a verdict word (better, worse, same, noise, in any case, not
+# part of a hyphenated word such as "same-pair") links a run folder under
+# docs/results/ (a link "results/RUN/" or the text "docs/results/RUN/";
+# RUN may be a phase, e.g. RUN/instr) that is in the tree, and that run's
+# verdict.json judges that word -- for one of the rows the line names and
+# one of the metrics it names in backquotes (`snd_instr_per_kb`), when it
+# names any.  Every docs/results/ path that results.md or README.md
+# mentions is in the tree.  First, on a line made up here: the misquote
+# results.md once made (insn-v4-func's 2-pair per-KB figure "better",
+# which its verdict.json calls noise) is caught, the right word is not.
+t_results_cited() {
+	local out rc=0 misquote="| tcp-v4-transport-gcm-auto | \`snd_instr_per_kb\` | -22.8 % | better | [run](results/insn-v4-func/) |"
+	out=$(st_results_cited_py "$RIG_TOP" "$misquote") || rc=$?
+	if ((rc != 1)) || ! grep -q "'better', but docs/results/insn-v4-func/verdict.json says noise" <<<"$out"; then
+		reason "the misquote on a made-up line was not caught (exit $rc): $out"
+		return 1
+	fi
+	rc=0
+	out=$(st_results_cited_py "$RIG_TOP" "${misquote/better/noise}") || rc=$?
+	((rc == 0)) || { reason "the right quote on a made-up line was refused: $out"; return 1; }
+	rc=0
+	out=$(st_results_cited_py "$RIG_TOP") || rc=$?
+	printf '%s\n' "$out" >&2
+	((rc == 0)) || { reason "$(head -n 2 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
+}
+
 # --- settings (qemu-net/defaults.sh) and the command line ---------------
 
-# st_settings_py CHECK: the settings checks, in python (README table,
-# defaults file, scripts); prints one problem a line, exit 1 if any.
+# st_settings_py: the settings checks, in python (the defaults file, the
+# scripts); prints one problem a line, exit 1 if any.
 st_settings_py() {
-	python3 - "$RIG_TOP" "$1" <<-'PY'
+	python3 - "$RIG_TOP" <<-'PY'
 		import re, subprocess, sys
-		top, what = sys.argv[1], sys.argv[2]
+		top = sys.argv[1]
 		probs = []
 		# The settings: qemu-net/defaults.sh, one a line as : "${NAME:=DEFAULT}"
 		# under a comment line; the Makefile's NAME ?= DEFAULT.
@@ -1167,99 +1283,62 @@ st_settings_py() {
 		        knobs[m.group(1)] = m.group(2)
 		if len(knobs) < 10:
 		    probs.append("only {} settings found in defaults.sh and the Makefile".format(len(knobs)))
-		if what == "readme":
-		    text = open(top + "/README.md").read()
-		    m = re.search(r"^## Settings\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-		    rows = {}
-		    for line in (m.group(1) if m else "").splitlines():
-		        r = re.match(r"\| `([A-Za-z_][A-Za-z0-9_]*)` \| (.*?) \| (.*) \|$", line)
-		        if not r:
+		# Host scripts: tracked bash files outside the guests' directories.
+		files = []
+		for f in subprocess.run(["git", "-C", top, "ls-files"], check=True,
+		                        capture_output=True, text=True).stdout.split():
+		    if f.startswith(("net-tests/guest/", "qemu-net/guest/")) or f == "qemu-net/defaults.sh":
+		        continue
+		    try:
+		        head = open(top + "/" + f, errors="replace").read(64)
+		    except OSError:
+		        continue
+		    if re.match(r"#!.*\bbash|# shellcheck shell=bash", head):
+		        files.append(f)
+		if len(files) < 10:
+		    probs.append("only {} host scripts found".format(len(files)))
+		expand = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(:?[-=])([^}]*)\}")
+		assign = re.compile(r"(?<![$\w])(RIG_[A-Z0-9_]+)(?:\[[^]]*\])?\+?=")
+		read = re.compile(r"\$\{?(RIG_[A-Z0-9_]+)")
+		assigned, reads, used = set(), {}, set()
+		for f in files:
+		    for n, line in enumerate(open(top + "/" + f, errors="replace"), 1):
+		        if line.lstrip().startswith("#"):
 		            continue
-		        name, cell, meaning = r.groups()
-		        if name in rows:
-		            probs.append("README: {} twice in the Settings table".format(name))
-		        rows[name] = (cell, meaning)
-		    if not m:
-		        probs.append("README has no '## Settings' section")
-		    for name, d in knobs.items():
-		        if name not in rows:
-		            probs.append("{}: a setting (default '{}'), not in README's Settings table".format(name, d))
-		            continue
-		        cell, meaning = rows[name]
-		        want = "empty" if d == "" else "`" + d + "`"
-		        if not cell.startswith(want):
-		            probs.append("{}: README's default '{}' does not start with {} (the default in defaults.sh)".format(name, cell, want))
-		        if not meaning.strip():
-		            probs.append("{}: no meaning in README".format(name))
-		    for name in rows:
-		        if name not in knobs:
-		            probs.append("{}: in README's Settings table, not a setting in defaults.sh or the Makefile".format(name))
-		else:
-		    # Host scripts: tracked bash files outside the guests' directories.
-		    files = []
-		    for f in subprocess.run(["git", "-C", top, "ls-files"], check=True,
-		                            capture_output=True, text=True).stdout.split():
-		        if f.startswith(("net-tests/guest/", "qemu-net/guest/")) or f == "qemu-net/defaults.sh":
-		            continue
-		        try:
-		            head = open(top + "/" + f, errors="replace").read(64)
-		        except OSError:
-		            continue
-		        if re.match(r"#!.*\bbash|# shellcheck shell=bash", head):
-		            files.append(f)
-		    if len(files) < 10:
-		        probs.append("only {} host scripts found".format(len(files)))
-		    expand = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(:?[-=])([^}]*)\}")
-		    assign = re.compile(r"(?<![$\w])(RIG_[A-Z0-9_]+)(?:\[[^]]*\])?\+?=")
-		    read = re.compile(r"\$\{?(RIG_[A-Z0-9_]+)")
-		    assigned, reads, used = set(), {}, set()
-		    for f in files:
-		        for n, line in enumerate(open(top + "/" + f, errors="replace"), 1):
-		            if line.lstrip().startswith("#"):
-		                continue
-		            where = "{}:{}".format(f, n)
-		            assigned.update(assign.findall(line))
-		            for name in read.findall(line):
-		                reads.setdefault(name, where)
-		            used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
-		            if re.search(r"\$\{?SKB_TAILROOM_CACHE\b", line):
-		                probs.append("{}: SKB_TAILROOM_CACHE (the old name, read in defaults.sh only): use RIG_CACHE".format(where))
-		            for name, op, val in expand.findall(line):
-		                if "=" in op:
-		                    probs.append("{}: ${{{}{}...}} assigns a default outside qemu-net/defaults.sh".format(where, name, op))
-		                elif val == "":
-		                    pass
-		                elif name not in knobs:
-		                    probs.append("{}: ${{{}{}{}}}: a default for {}, which is not a setting in defaults.sh".format(where, name, op, val, name))
-		                elif knobs[name] != "":
-		                    probs.append("{}: ${{{}{}{}}}: a second default ({} has '{}' in defaults.sh)".format(where, name, op, val, name, knobs[name]))
-		    for name, where in sorted(reads.items()):
-		        if name not in knobs and name not in assigned:
-		            probs.append("{}: {} is read, but is neither a setting in defaults.sh nor assigned anywhere".format(where, name))
-		    for line in open(top + "/Makefile"):
-		        if "?=" not in line:
-		            used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
-		    for name in knobs:
-		        if name not in used:
-		            probs.append("{}: a setting in defaults.sh that no script reads".format(name))
+		        where = "{}:{}".format(f, n)
+		        assigned.update(assign.findall(line))
+		        for name in read.findall(line):
+		            reads.setdefault(name, where)
+		        used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
+		        if re.search(r"\$\{?SKB_TAILROOM_CACHE\b", line):
+		            probs.append("{}: SKB_TAILROOM_CACHE (the old name, read in defaults.sh only): use RIG_CACHE".format(where))
+		        for name, op, val in expand.findall(line):
+		            if "=" in op:
+		                probs.append("{}: ${{{}{}...}} assigns a default outside qemu-net/defaults.sh".format(where, name, op))
+		            elif val == "":
+		                pass
+		            elif name not in knobs:
+		                probs.append("{}: ${{{}{}{}}}: a default for {}, which is not a setting in defaults.sh".format(where, name, op, val, name))
+		            elif knobs[name] != "":
+		                probs.append("{}: ${{{}{}{}}}: a second default ({} has '{}' in defaults.sh)".format(where, name, op, val, name, knobs[name]))
+		for name, where in sorted(reads.items()):
+		    if name not in knobs and name not in assigned:
+		        probs.append("{}: {} is read, but is neither a setting in defaults.sh nor assigned anywhere".format(where, name))
+		for line in open(top + "/Makefile"):
+		    if "?=" not in line:
+		        used.update(re.findall(r"\b[A-Z][A-Z0-9_]*\b", line))
+		for name in knobs:
+		    if name not in used:
+		        probs.append("{}: a setting in defaults.sh that no script reads".format(name))
 		for p in probs:
 		    print(p)
 		sys.exit(1 if probs else 0)
 	PY
 }
 
-# README's Settings table and qemu-net/defaults.sh (with the Makefile's
-# ?= variables) list the same settings, with the same defaults; each
-# setting in defaults.sh has its comment line.
-t_settings_readme() {
-	local out rc=0
-	out=$(st_settings_py readme) || rc=$?
-	printf '%s\n' "$out" >&2
-	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
-}
-
-# Defaults live in qemu-net/defaults.sh only: no host script assigns one
-# (${X:=...}), gives a variable that is not a setting a default
+# Defaults live in qemu-net/defaults.sh only, one a line under its
+# comment line, each named RIG_* (the Makefile's ?= variables aside): no
+# host script assigns one (${X:=...}), gives a variable that is not a setting a default
 # (${X:-...}), or a second one to a setting whose default is not empty;
 # no RIG_* variable is read that is neither a setting nor assigned by the
 # rig (a setting without a default); no script uses SKB_TAILROOM_CACHE;
@@ -1267,7 +1346,7 @@ t_settings_readme() {
 # is empty is how it is shown, e.g. "${RIG_ICOUNT:-off}".)
 t_settings_one_place() {
 	local out rc=0
-	out=$(st_settings_py scripts) || rc=$?
+	out=$(st_settings_py) || rc=$?
 	printf '%s\n' "$out" >&2
 	((rc == 0)) || { reason "$(head -n 3 <<<"$out" | tr '\n' ';') (see log)"; return 1; }
 }
@@ -1875,7 +1954,7 @@ group_static() {
 	check static-verdict-controls t_verdict_controls
 	check static-verdict-kept-runs t_verdict_kept_runs
 	check static-report-demand-header t_report_demand_header
-	check static-settings-readme t_settings_readme
+	check static-results-cited t_results_cited
 	check static-settings-one-place t_settings_one_place
 	check static-settings-sources t_settings_sources
 	check static-usage-entry-points t_usage_entry_points
