@@ -14,7 +14,7 @@ Usage: make [bench|check|deps|help] [BENCH_ARGS="..."] [CHECK_ARGS="..."]
   make help    this text
   BENCH_ARGS   options of net-tests/bench.sh (net-tests/bench.sh --help)
   CHECK_ARGS   options of net-tests/run-tests.sh (net-tests/run-tests.sh --help)
-Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
+Settings: RIG_* variables, each documented with its default in qemu-net/defaults.sh.
 Exit: 0 ok; make turns every failure of a command into 2 (the command's
 own exit code is in make's "Error N" line).
 Examples:

@@ -32,8 +32,7 @@ usage() {
 		A series directory's series.config, if any, is merged into the
 		config (the rig's own series: configs/series.config).
 		Settings: RIG_CACHE, RIG_TREE, RIG_TARBALL, RIG_PATCHES,
-		RIG_BASELINE_PATCHES, RIG_JOBS (README.md "Settings",
-		qemu-net/defaults.sh).
+		RIG_BASELINE_PATCHES, RIG_JOBS (qemu-net/defaults.sh).
 		Exit: 0 ok, 2 bad usage, 3 package missing, 5 a patch does not apply,
 		6 the build failed.
 		Examples:

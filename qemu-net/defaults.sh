@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Every setting of the rig and its default, in one place (strongSwan's
 # testing/testing.conf + testing.conf.local).  Sourced by qemu-net/lib.sh,
-# never executed.  README.md's "Settings" table lists the same variables
-# with the same defaults (net-tests/tests/static.sh checks both ways).
+# never executed.  This file is the settings' only documentation: the
+# README points here, and static-settings-one-place checks its form.
 #
 # Where a setting's value comes from, the first that has one wins:
 #   1. a command-line option (--accel, --link, --tree, --icount; the

@@ -35,7 +35,7 @@ usage() {
 		               them) until ^C
 		  --dry-run    print the build, initramfs and QEMU commands, boot nothing
 		  -h, --help   this text
-		Settings: RIG_* variables, README.md "Settings" (qemu-net/defaults.sh).
+		Settings: RIG_* variables, each documented with its default in qemu-net/defaults.sh.
 		Exit: CODE's status, or the rig's codes (2 bad usage, 3-9 see README.md).
 		Examples:
 		  qemu-net/pair.sh patched --ike -c 'ipsec_up v4-gcm-transport; guest_exec a "ping -c3 $(peer_addr v4)"'

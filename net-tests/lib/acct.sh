@@ -108,7 +108,7 @@ acct_json() {
 # entries and exits (which tick-sched's busy time below leaves out: its
 # idle period starts before the governor and the tick stop run), and
 # nothing that the host's timing does to the guest clock.  Measured on
-# the baseline (3 boots x 2 transfers, docs/results.md): the receiver's
+# the baseline (3 boots x 2 transfers, docs/history.md): the receiver's
 # spread on the v6 tunnel and sha rows fell from 8.5-9 % (busy time) to
 # 1.4-1.5 %.
 #
@@ -128,7 +128,7 @@ acct_json() {
 # (RIG_DEMAND_PLAIN_TCP_BYTES).
 #
 # A fixed work mix, so that the figure is the kernel's and not the
-# interleaving's (net-tests/studies/demand-spread.sh, docs/results.md):
+# interleaving's (net-tests/studies/demand-spread.sh, docs/history.md):
 # - b's snapshots are taken by a job of b's own around a one-off iperf3
 #   server (-1, RIG_DEMAND_PORT): b's job loop does not poll (10 wakeups
 #   a second) while the transfer runs, as it did when the host took them;

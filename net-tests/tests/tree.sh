@@ -4,7 +4,7 @@
 # nested run of this runner with --tree; each of its results is recorded
 # here as "6.12/NAME" (its own log folder: tree-6.12/ under this run's).
 # On by default since the trimmed guest config (two more kernel builds:
-# cold on this 2-core machine 42 min with the tests, docs/results.md);
+# cold on this 2-core machine 42 min with the tests, docs/history.md);
 # RIG_CHECK_TREE=0 make check leaves it out, -t tree runs it alone
 # (to run every group on 6.12 instead: make check CHECK_ARGS="--tree 6.12")
 #
