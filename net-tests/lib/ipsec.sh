@@ -98,17 +98,18 @@ ipsec_down() {
 	done
 }
 
-# sa_packets GUEST: one line per SA on that guest, "SRC DST PACKETS"
-# (the packets its lifetime counted, from ip -s xfrm state).
+# sa_packets GUEST: one line per SA on that guest, "SRC DST PACKETS
+# PROTO" (the packets its lifetime counted, from ip -s xfrm state; PROTO
+# esp, comp, ...).
 sa_packets() {
 	guest_exec "$1" "/usr/sbin/ip -s xfrm state" |
-		awk '/^src /{s = $2; d = $4}
-			/^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/, "", $2); print s, d, $2}'
+		awk '/^src /{s = $2; d = $4} /^[ \t]+proto /{p = $2}
+			/^[ \t]+[0-9]+\(bytes\), [0-9]+\(packets\)/{gsub(/\(packets\)/, "", $2); print s, d, $2, p}'
 }
 
-# esp_packets GUEST: ESP packets counted on that guest's SAs (out + in).
+# esp_packets GUEST: ESP packets counted on that guest's ESP SAs (out + in).
 esp_packets() {
-	sa_packets "$1" | awk '{n += $3} END{print n+0}'
+	sa_packets "$1" | awk '$4 == "esp" {n += $3} END{print n+0}'
 }
 
 # iperf_run OUTJSON FAMILY|ADDRESS tcp|udp [iperf3 args...]: client on a,
