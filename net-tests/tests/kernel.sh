@@ -128,7 +128,14 @@ t_cost() {
 # segment the sender sent (GRO off on b: tunnel mode's gro_cells would
 # batch them) and ACKs each one (quickack route on b, and on 6.7+ no ACK
 # deferred to release_sock(): tcp_backlog_ack_defer=0; with it at its
-# default, 6.12 sent 5,518 ACKs for 6,220 segments).  A small transfer
+# default, 6.12 sent 5,518 ACKs for 6,220 segments).  "Each one" within
+# what the kernel merges anyway: 6.1 answered 0.995-0.999 ACKs per
+# segment in three runs, 6.12 0.887 with the deferral and 0.903 without
+# it in the CI run of stop 36 (the missing ACKs not yet explained: the
+# candidate is tcp_add_backlog() coalescing segments queued while the
+# reader holds the socket, which TcpExtTCPBacklogCoalesce would count;
+# not measured).  Delayed ACKs (no quickack route) answer at most one
+# per two full segments, so the bound is 0.75.  A small transfer
 # (RIG_DEMAND_TCP_BYTES 8M); without -icount the busy times are ns.
 t_demand() {
 	local f=$CHECK_DIR/demand-$1-$2.txt
@@ -142,7 +149,7 @@ t_demand() {
 		so = v["snd_segs_out"]; ri = v["rcv_segs_in"]; ro = v["rcv_segs_out"]
 		if (so < 5000 || ri < 0.95 * so) {
 			printf "receiver TCP saw %d segments of %d sent (GRO batching them?)\n", ri, so; exit 1 }
-		if (ro < 0.95 * ri) {
+		if (ro < 0.75 * ri) {
 			printf "receiver sent %d segments (ACKs) for %d received: not one ACK per segment\n", ro, ri; exit 1 }
 	}' "$f" >"$f.verdict" || { reason "$(cat "$f.verdict")"; return 1; }
 }
