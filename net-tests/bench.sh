@@ -385,7 +385,7 @@ bench_boot() {
 	mapfile -t brows < <(rows_boot_order "${prows[@]}")
 	for row in "${brows[@]}"; do
 		row_up "$row" >"$run/ike-up.out"
-		p=$ROW_PROTO child=$ROW_CHILD
+		p=$ROW_PROTO child=$ROW_CHILD rmode=$ROW_MODE
 		ike=$(sed -n 's/^ike_up_seconds=//p' "$run/ike-up.out")
 		mbps=null cpu=null
 		if [[ "$mode" == all && "$p" != icmp ]]; then # ICMP rows are counted only
@@ -400,36 +400,43 @@ bench_boot() {
 			cpu=$(cpu_json "$s0" "$s1" "$r0" "$r1" "$pdir/raw/$pair-$v-$row.json") ||
 				die "$E_FAIL" "row $row on $v (pair $pair): no CPU figures from the snapshots or $pdir/raw/$pair-$v-$row.json"
 		fi
-		esp=null acct=null cost=null demand=null
+		esp=null acct=null cost=null cost_cow=null demand=null
 		# Service demand (only under -icount, where guest time counts
 		# instructions): fixed transfer, busy time of both guests.
 		if [[ "$p" != icmp ]] && { [[ -n "$RIG_ICOUNT" ]] || perf_stat_wanted || insn_plugin_wanted; }; then
 			demand_row "$row" "$pdir/raw/$pair-$v-$row.demand"
 			demand=$(demand_json "$pdir/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
 		fi
-		if [[ -n "$child" ]]; then
-			ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
+		# an ESP row (its child) or a WireGuard row (its link)
+		if [[ -n "$child" || "$rmode" == wireguard ]]; then
+			[[ -z "$child" ]] || ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
 			# Counting pass: fixed-size transfer under kprobes, after
 			# (never during) the throughput pass.
 			if [[ "$mode" == all ]]; then
 				acct_row "$row" "$pdir/raw/$pair-$v-$row.acct"
 				acct=$(acct_json "$pdir/raw/$pair-$v-$row.acct")
 			fi
-			# Cost pass: esp_output() time per call, only its own probes.
+			# Cost passes, each with only its own probes: the row's
+			# encrypt function per call (esp_output(), WireGuard's
+			# encrypt_packet()), then skb_cow_data() per call.
 			if [[ "$p" != icmp ]]; then
-				cost_row "$row" "$pdir/raw/$pair-$v-$row.cost"
+				cost_row "$row" "$pdir/raw/$pair-$v-$row.cost" "$(row_cost_funcs "$rmode")"
 				cost=$(cost_json "$pdir/raw/$pair-$v-$row.cost")
+				cost_row "$row" "$pdir/raw/$pair-$v-$row.cost-cow" "skb_cow_data -"
+				cost_cow=$(cost_json "$pdir/raw/$pair-$v-$row.cost-cow")
 			fi
 			# Profile pass (--profile): its own transfer, perf on the sender
 			if ((profile)) && [[ "$p" != icmp && "$mode" == "$profmode" ]]; then
 				profile_row "$row" "$pdir/profile/$pair-$v-$row.perf.data"
 			fi
-			esp=$(esp_packets b)
-			((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
+			if [[ -n "$child" ]]; then
+				esp=$(esp_packets b)
+				((esp > 0)) || die "$E_TRAFFIC" "row $row: no ESP packets on b's SAs: traffic bypassed the tunnel"
+			fi
 			row_down "$row"
 		fi
-		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","streams":%d,"smp":%d,"mbps":%s,"cpu":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"demand":%s}\n' \
-			"$pair" "$v" "$row" "$RIG_LINK_USED" "$streams" "$RIG_SMP" "$mbps" "$cpu" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$demand" >>"$runs"
+		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","streams":%d,"smp":%d,"mbps":%s,"cpu":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"cost_cow":%s,"demand":%s}\n' \
+			"$pair" "$v" "$row" "$RIG_LINK_USED" "$streams" "$RIG_SMP" "$mbps" "$cpu" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$cost_cow" "$demand" >>"$runs"
 		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s%s\n' "$pair" "$v" "$row" "$mbps" \
 			"$(jq -r 'if . == null then "" else "CPU snd \(.snd_util_pct) % rcv \(.rcv_util_pct) % (\(.snd_us_per_kb) / \(.rcv_us_per_kb) us/KB); " end' <<<"$cpu")" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \

@@ -48,13 +48,15 @@ RIG_MATRIX_SH=1
 #            connection FAMILY-FUNC (- none: the child is in the
 #            family's connection); setup: the row's setup in
 #            net-tests/lib/func.sh (- none); a, b: the guests' addresses
-#            on the row's own link (GRE, VXLAN), the traffic's; send:
+#            on the row's own link (GRE, VXLAN, WireGuard), the traffic's
+#            (a6, b6: on IPv6); mode wireguard: no ESP at all, the row's
+#            link is a WireGuard tunnel (its counters, not ESP's); send:
 #            skbt-payload sender option (- none); wire: wirecheck.py
 #            check on a's address besides only-ESP and marker-absent
 #            (esp-min-len=N, esp-in-udp, esp-exthdr; - none); bench:
 #            yes = the bench has rows PROTO-FAMILY-FUNC-OFFLOAD for it
 #            (rows_func: tcp, each of its families, each offload mode;
-#            needs ike=yes)
+#            ike=yes, or mode wireguard: the offload modes of its own)
 MATRIX='
 proto    tcp        plain=yes
 proto    udp        plain=yes
@@ -78,6 +80,7 @@ func     nested     families=v4 offload=on mode=tunnel proposal=gcm ike=no swanc
 func     exthdr     families=v6 offload=on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=- send=--hopopts wire=esp-exthdr
 func     nf         families=v4,v6 offload=off,on mode=transport proposal=gcm ike=yes swanctl=- conn=- setup=nf send=- wire=-
 func     ipcomp     families=v4,v6 offload=on mode=transport proposal=gcm ike=yes swanctl=ipcomp=yes conn=- setup=ipcomp send=- wire=-
+func     wg         families=v4,v6 offload=off mode=wireguard proposal=- ike=no swanctl=- conn=- setup=wg a=10.3.0.1/24 b=10.3.0.2/24 a6=fd03::1/64 b6=fd03::2/64 send=- wire=- bench=yes
 '
 
 # The bench's default rows (--rows quick), rows of the table.
@@ -309,8 +312,10 @@ rows_full() {
 rows_func() {
 	local c f o
 	for c in $(matrix_values func bench=yes); do
+		os=${MATRIX_VALUES[offload]}
+		[[ "${MATRIX_ATTR[func.$c.mode]}" != wireguard ]] || os=${MATRIX_ATTR[func.$c.offload]//,/ }
 		for f in $(matrix_func_families "$c"); do
-			for o in ${MATRIX_VALUES[offload]}; do echo "tcp-$f-$c-$o"; done
+			for o in $os; do echo "tcp-$f-$c-$o"; done
 		done
 	done
 }
@@ -361,10 +366,12 @@ func_dev() {
 }
 
 # func_addr FUNC FAMILY a|b: that guest's address for a functional row's
-# traffic: the row's own (a=, b=, without the prefix length) or the
-# family's.
+# traffic: the row's own (a=, b=, on IPv6 a6=, b6=; without the prefix
+# length) or the family's.
 func_addr() {
-	local v=${MATRIX_ATTR[func.$1.$3]:-}
+	local k=$3
+	[[ "$2" != v6 || -z "${MATRIX_ATTR[func.$1.${3}6]:-}" ]] || k=${3}6
+	local v=${MATRIX_ATTR[func.$1.$k]:-}
 	if [[ -n "$v" ]]; then echo "${v%/*}"; else matrix_addr "$2" "$3"; fi
 }
 
@@ -388,9 +395,11 @@ row_decode() {
 	fi
 	if [[ -z "$o" ]] && matrix_has func "$m" && matrix_has offload "$c"; then
 		[[ "${MATRIX_ATTR[func.$m.bench]:-}" == yes && ",${MATRIX_ATTR[func.$m.families]}," == *",$f,"* ]] || return 1
+		[[ "${MATRIX_ATTR[func.$m.mode]}" != wireguard || ",${MATRIX_ATTR[func.$m.offload]}," == *",$c,"* ]] || return 1
 		ROW_PROTO=$p ROW_FAMILY=$f ROW_MODE=${MATRIX_ATTR[func.$m.mode]} ROW_OFFLOAD=$c
 		ROW_PROPOSAL=${MATRIX_ATTR[func.$m.proposal]} ROW_FUNC=$m
-		ROW_CHILD=$(matrix_func_child "$f" "$m")
+		ROW_CHILD=''
+		[[ "${MATRIX_ATTR[func.$m.ike]}" != yes ]] || ROW_CHILD=$(matrix_func_child "$f" "$m")
 		ROW_SRC=$(func_addr "$m" "$f" a) ROW_PEER=$(func_addr "$m" "$f" b) ROW_DEV=$(func_dev "$m")
 		return 0
 	fi

@@ -428,6 +428,11 @@ def _cost_get(r):
     return (c.get("median_ns") if c.get("calls") else None), 0
 
 
+def _cost_cow_get(r):
+    c = r.get("cost_cow") or {}
+    return (c.get("median_ns") if c.get("calls") else None), 0
+
+
 def _demand_get(side):
     def get(r):
         d = r.get("demand") or {}
@@ -465,8 +470,21 @@ METRICS = [
          get=_acct_get("geniv_copied_bytes")),
     dict(key="instr_per_call", label="instr/call", cls="deterministic",
          lower=True, rel=0.01, floor=COST_BUCKET, icount=True,
-         unit="guest instructions per esp_output() call (x 2^shift)",
+         unit="guest instructions per encrypt call: esp_output(), WireGuard's"
+              " encrypt_packet() (x 2^shift)",
          get=_cost_get),
+    dict(key="cow_instr_per_call", label="cow instr/call", cls="deterministic",
+         lower=True, rel=0.01, floor=COST_BUCKET, icount=True,
+         unit="guest instructions per skb_cow_data() call (x 2^shift)",
+         get=_cost_cow_get),
+    dict(key="cow_copies_per_pkt", label="cow copies/pkt", cls="deterministic",
+         lower=True, rel=0.01, floor=0.01,
+         unit="skb_cow_data() calls on a cloned or paged skb per packet",
+         get=_acct_get("cow_copies")),
+    dict(key="head_bytes_per_pkt", label="head B/pkt", cls="deterministic",
+         lower=True, rel=0.01, floor=16,
+         unit="kmalloc bucket bytes of the skb heads allocated per packet"
+              " (slab footprint)", get=_acct_get("head_bytes")),
     dict(key="ns_per_call", label="ns/call", cls="noisy", lower=True,
          rel=0.05, floor=0, icount=False,
          unit="ns per esp_output() call (wall clock)", get=_cost_get),

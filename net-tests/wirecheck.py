@@ -17,6 +17,10 @@
   wirecheck.py PCAP --only-esp
       every IPv4/IPv6 packet of the capture is ESP or IKE (the allowed
       kinds above besides), and there is ESP: SAs keyed by hand, no IKE
+  wirecheck.py PCAP --only-wireguard
+      every IPv4/IPv6 packet of the capture is a WireGuard message (UDP
+      to or from port 51820, type 1-4, three reserved zero bytes; the
+      allowed kinds above besides), and there is one: the WireGuard rows
   wirecheck.py PCAP --esp-in-udp ADDR
       ADDR's ESP is UDP-encapsulated (RFC 3948: UDP 4500, a non-zero SPI
       where IKE has its zero marker): some such packets, no bare ESP
@@ -124,8 +128,11 @@ def ip_parse(fr):
     return None
 
 
+WG_PORT = 51820   # the WireGuard rows' listen port (net-tests/lib/func.sh)
+
+
 def classify(fr):
-    """Return (kind, detail): arp, nd, mld, igmp, ike, esp, other, nonip."""
+    """Return (kind, detail): arp, nd, mld, igmp, ike, esp, wg, other, nonip."""
     if len(fr) < 14:
         return "nonip", "short"
     etype = struct.unpack("!H", fr[12:14])[0]
@@ -151,6 +158,9 @@ def classify(fr):
             return "esp", "in UDP"    # RFC 3948: a non-zero SPI, not IKE's marker
         if {sport, dport} & {500, 4500}:
             return "ike", ""
+        if WG_PORT in (sport, dport) and len(l4) >= 12 and l4[8] in (1, 2, 3, 4) \
+                and l4[9:12] == b"\0\0\0":
+            return "wg", ""      # a WireGuard message: type 1-4, 3 reserved zero bytes
         return "other", "udp {}->{}".format(sport, dport)
     return "other", "ip proto {}".format(proto)
 
@@ -240,6 +250,10 @@ def selftest():
         (v4(17, (10, 0, 0, 2), struct.pack("!HHHHI", 4500, 4500, 0, 0, 0x1234)), "esp"),
         (v4(6, (10, 0, 0, 2)), "other"),
         (v4(17, (10, 0, 0, 2), struct.pack("!HH", 5201, 5201)), "other"),
+        (v4(17, (10, 0, 0, 2), struct.pack("!HHHHI", 51820, 51820, 0, 0, 0x04000000)), "wg"),
+        (v4(17, (10, 0, 0, 2), struct.pack("!HHHHI", 51820, 51820, 0, 0, 0x05000000)), "other"),
+        (v4(17, (10, 0, 0, 2), struct.pack("!HHHHI", 51820, 51820, 0, 0, 0x04000001)), "other"),
+        (v6(17, fd00_2, struct.pack("!HHHHI", 40000, 51820, 0, 0, 0x01000000)), "wg"),
         (v4(2, (224, 0, 0, 22)), "igmp"),
         (v4(2, (10, 0, 0, 2)), "other"),
         (v6(0, ff02_16, hbh + bytes((143, 0))), "mld"),
@@ -329,6 +343,7 @@ def main(argv=None):
     g.add_argument("--present")
     g.add_argument("--esp-min-len", metavar="ADDR=N")
     g.add_argument("--only-esp", action="store_true")
+    g.add_argument("--only-wireguard", action="store_true")
     g.add_argument("--esp-in-udp", metavar="ADDR")
     g.add_argument("--esp-exthdr", metavar="ADDR")
     ap.add_argument("--vnet-hdr", default="auto")
@@ -374,6 +389,23 @@ def main(argv=None):
         if bad:
             print("{} cleartext IP packets {}, first: {}".format(
                 len(bad), "in the capture" if a.only_esp else "after IKE", "; ".join(bad[:5])))
+            fails += 1
+        return 1 if fails else 0
+    if a.only_wireguard:
+        counts, bad = {}, []
+        for i, f in enumerate(fr):
+            kind, det = classify(f)
+            counts[kind] = counts.get(kind, 0) + 1
+            if kind in ("other", "esp", "ike"):
+                bad.append("frame {}: {} {}".format(i + 1, kind, det).rstrip())
+        print("frames {} in the capture: {}".format(len(fr), counts))
+        fails = 0
+        if not counts.get("wg"):
+            print("no WireGuard packet in the capture")
+            fails += 1
+        if bad:
+            print("{} IP packets not WireGuard in the capture, first: {}".format(
+                len(bad), "; ".join(bad[:5])))
             fails += 1
         return 1 if fails else 0
     for addr, fn in ((a.esp_in_udp, esp_in_udp), (a.esp_exthdr, esp_exthdr)):

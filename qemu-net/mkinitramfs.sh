@@ -25,10 +25,11 @@ kdir=${RIG_OPERANDS[0]}
 [[ -f "$kdir/info" ]] || usage_error "$kdir is not an installed kernel (no info file)"
 
 # (perf: linux-perf, bookworm's perf 6.1, for net-tests/lib/profile.sh)
-# (bash: kselftest scripts; tc: iproute2's, busybox's applet has no clsact)
+# (bash: kselftest scripts; tc: iproute2's, busybox's applet has no clsact;
+# wg: wireguard-tools, the WireGuard rows)
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
 	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool /usr/sbin/xtables-legacy-multi
-	/usr/bin/perf /bin/bash /usr/sbin/tc)
+	/usr/bin/perf /bin/bash /usr/sbin/tc /usr/bin/wg)
 # iptables' match and target extensions (the func group's netfilter row)
 xtables=/usr/lib/x86_64-linux-gnu/xtables
 plugins=(random nonce openssl kdf pem pkcs1 x509 pubkey kernel-netlink
@@ -44,7 +45,8 @@ ukey=$({
 	swanctl_conf responder
 	printf '%s\n' "${plugins[@]}"
 	dpkg-query -W bash busybox-static iproute2 iperf3 strongswan-charon \
-		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool iptables libc6 linux-perf 2>/dev/null
+		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool iptables libc6 linux-perf \
+		wireguard-tools 2>/dev/null
 } | sha)
 ucpio=$RIG_CACHE/initramfs/userspace-$ukey.cpio.gz
 

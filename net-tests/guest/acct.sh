@@ -57,6 +57,19 @@
 #         by crypto_null.  seqiv/echainiv (ESP's IV generators) copy
 #         assoclen + cryptlen from src to dst this way whenever ESP
 #         encrypts out of place (the page-frag path): geniv_copied_bytes
+#   cowa  skb_cow_data calls by caller (the return address's function:
+#         esp_output_head, encrypt_packet, ...): cow_calls.FN
+#   cowp  those of them with a cloned or paged skb (the cloned bit of
+#         skb->__cloned_offset, or data_len > 0): the calls that copy the
+#         packet, by caller: cow_copies.FN
+#   kmr   kmalloc_reserve(&size, ...) by caller (__alloc_skb,
+#         pskb_expand_head, and on v5 skb_cow_data itself) and requested
+#         size: the skb heads kmalloc gives, head_allocs.FN and their
+#         bucket bytes head_bytes.FN (kmalloc_size_roundup() of
+#         SKB_HEAD_ALIGN(size): 6.1's buckets; 6.12's small-head cache
+#         not modelled): the slab footprint of the heads
+#   wge   WireGuard's encrypt_packet() (when it is in kallsyms): its
+#         packets, the per-packet denominator of a WireGuard row
 #
 # all_copied_bytes is every copy above: pet + ppt + sce (which include
 # skb_cow_data's copy) + segc + skr + gnc.  Until segc was added it was
@@ -69,7 +82,7 @@ T=/sys/kernel/tracing
 K=$T/events/kprobes
 ST=/tmp/acct
 
-probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg segc skr skl gnc"
+probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg segc skr skl gnc cowa cowp kmr wge"
 
 snap() { # counters from /proc and sysfs, KEY=VALUE
 	awk '/^Tcp:/{if(!h){split($0,k);h=1;next} for(i=2;i<=NF;i++) if(k[i]=="OutSegs") print "tcp_outsegs=" $i; h=0}' /proc/net/snmp
@@ -87,6 +100,35 @@ hist_hits() { # total hits of an event's hist trigger
 }
 hist_sum() { # sum of a value field over all hist entries
 	awk -v f="$2:" '{for(i=1;i<NF;i++) if($i==f) s+=$(i+1)} END{print s+0}' "$K/$1/hist"
+}
+# hist_by_fn EVENT PREFIX [SHINFO]: "PREFIX.FN=HITS" per function of an
+# event keyed by ra.sym (summed over its call sites); with SHINFO (the
+# event also keyed by size) "head_bytes.FN=BYTES" too, each entry's
+# size as the kmalloc bucket of SKB_HEAD_ALIGN(size).
+hist_by_fn() {
+	awk -v p="$2" -v sh="${3:-0}" '
+	function bucket(n,  b) {
+		if (n <= 96 && n > 64) return 96
+		if (n <= 192 && n > 128) return 192
+		for (b = 8; b < n; b *= 2) ;
+		return b
+	}
+	/^\{ ra:/ {
+		fn = $0; sub(/^[^]]*\] */, "", fn); sub(/[ ,}].*/, "", fn)
+		h = $0; sub(/.*hitcount: */, "", h); sub(/ .*/, "", h)
+		n[fn] += h
+		if (sh) {
+			z = $0; sub(/.*size: */, "", z); sub(/[^0-9].*/, "", z)
+			a = int((z + 63) / 64) * 64 + sh
+			by[fn] += h * bucket(a)
+		}
+	}
+	END {
+		for (f in n) {
+			print p "." f "=" n[f]
+			if (sh) print "head_bytes." f "=" by[f]
+		}
+	}' "$K/$1/hist"
 }
 
 cleanup() {
@@ -117,6 +159,18 @@ start)
 		echo "p:kprobes/segc skb_segment features=%si:x64 len=+$SKB_LEN(%di):u32"
 		echo "p:kprobes/gnc null_skcipher_crypt len=+0(%di):u32"
 	} >>"$T/kprobe_events"
+	{
+		echo "p:kprobes/cowa skb_cow_data ra=+0(%sp):x64"
+		echo "p:kprobes/cowp skb_cow_data ra=+0(%sp):x64 cl=+$SKB_CLONED_BYTE(%di):u8 tl=+$SKB_TAIL(%di):u32 dl=+$SKB_DATA_LEN(%di):u32"
+		echo "p:kprobes/kmr kmalloc_reserve ra=+0(%sp):x64 size=+0(%di):u32"
+	} >>"$T/kprobe_events"
+	if grep -qw encrypt_packet /proc/kallsyms; then
+		echo "p:kprobes/wge encrypt_packet" >>"$T/kprobe_events"
+		echo "hist:keys=common_pid:vals=hitcount" >"$K/wge/trigger"
+	fi
+	echo "hist:keys=ra.sym:vals=hitcount" >"$K/cowa/trigger"
+	echo "hist:keys=ra.sym:vals=hitcount,tl,dl if cl & 1 || dl > 0" >"$K/cowp/trigger"
+	echo "hist:keys=ra.sym,size:vals=hitcount" >"$K/kmr/trigger"
 	# IPv6 ESP is built in too; its output functions are separate symbols.
 	echo "p:kprobes/eoh6 esp6_output_head skb=%si:x64" >>"$T/kprobe_events"
 	echo "p:kprobes/pfrag6 esp6_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8" >>"$T/kprobe_events"
@@ -143,6 +197,7 @@ start)
 		if [ -d "$K/$e" ]; then echo 1 >"$K/$e/enable"; fi
 	done
 	mkdir -p "$ST"
+	echo "$SKB_SHINFO_ALIGNED" >"$ST/shinfo"
 	snap >"$ST/before"
 	;;
 stop)
@@ -186,12 +241,29 @@ stop)
 	# every copy counted: the system-wide copy helpers, skb_segment's
 	# payload copy, ESP's copy into a private head, the IV generator's
 	# src -> dst copy
-	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len) + segc_bytes + skr_bytes + gnc_bytes))"
+	# (skb_cow_data's own copy on v5: cowp's bytes when kmr saw it
+	# allocate heads; its other paths copy through pet and ppt)
+	cown=0
+	if hist_by_fn kmr x 0 | grep -q '^x\.skb_cow_data='; then
+		cown=$(($(hist_sum cowp tl) + $(hist_sum cowp dl)))
+	fi
+	echo "all_copied_bytes=$(($(hist_sum pet copied) + $(hist_sum ppt delta) + $(hist_sum sce hr) + $(hist_sum sce len) + segc_bytes + skr_bytes + gnc_bytes + cown))"
 	echo "skb_segment_calls=$(hist_hits seg)"
 	echo "segment_nosg_calls=$(hist_hits segc)"
 	echo "segment_copied_bytes=$segc_bytes"
 	echo "geniv_copy_calls=$(hist_hits gnc)"
 	echo "geniv_copied_bytes=$gnc_bytes"
+	wge=0
+	[ ! -d "$K/wge" ] || wge=$(hist_hits wge)
+	echo "wg_packets=$wge"
+	hist_by_fn cowa cow_calls
+	hist_by_fn cowp cow_copies
+	hist_by_fn kmr head_allocs "$(cat "$ST/shinfo")"
+	# the bytes those copies take: the head up to its tail (headroom and
+	# linear data) and the paged data, what skb_cow_data() copies itself
+	# on v5 (its own kmalloc_reserve() calls above) and what
+	# pskb_expand_head() and __pskb_pull_tail() copy for it before
+	echo "cow_copied_bytes=$(($(hist_sum cowp tl) + $(hist_sum cowp dl)))"
 	# counter deltas over the interval
 	awk -F= 'NR==FNR{b[$1]=$2; next} {print $1 "=" $2 - b[$1]}' "$ST/before" "$ST/after"
 	cleanup

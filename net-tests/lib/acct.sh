@@ -68,10 +68,18 @@ acct_row() {
 	acct_pass accounting "$G/acct.sh start /rig/offsets.env" "$G/acct.sh stop" "$@"
 }
 
-# cost_row ROW OUTFILE: esp_output() time per call (guest/cost.sh) over
-# the same transfer, in a pass of its own (no other probes active).
+# cost_row ROW OUTFILE [FUNCS]: per-call time (guest/cost.sh) of FUNCS
+# ("FUNC4 FUNC6", "-" for none; default esp_output() and esp6_output())
+# over the same transfer, in a pass of its own (no other probes active).
 cost_row() {
-	acct_pass cost "$G/cost.sh start" "$G/cost.sh stop" "$@"
+	acct_pass cost "$G/cost.sh start ${3:-}" "$G/cost.sh stop" "$1" "$2"
+}
+
+# row_cost_funcs MODE: the encrypt functions a row's cost pass times
+# (cost.sh's FUNC4 FUNC6): WireGuard's encrypt_packet() on its rows
+# (both families), ESP's default otherwise.
+row_cost_funcs() {
+	[[ "$1" != wireguard ]] || echo "encrypt_packet -"
 }
 
 # cost_json FILE: {"calls":N,"p10_ns":..,"median_ns":..,"p90_ns":..}
@@ -80,20 +88,27 @@ cost_json() {
 	END{printf "{"; for (i = 1; i <= n; i++) printf "%s%s", v[i], (i < n ? "," : ""); printf "}"}' "$1"
 }
 
-# acct_json FILE: the counts as a JSON object (KEY_total), with per-ESP-packet
-# ratios; segment_copied_bytes (skb_segment's payload copy without SG) and
-# all_copied_bytes (every counted copy, it included) per packet too.
+# acct_json FILE: the counts as a JSON object (KEY_total), with per-packet
+# ratios (per ESP packet, or on a WireGuard row per packet WireGuard
+# encrypted); segment_copied_bytes (skb_segment's payload copy without
+# SG), all_copied_bytes (every counted copy, it included), cow_copies
+# (skb_cow_data() calls on a cloned or paged skb, any caller) and
+# head_bytes (the kmalloc bucket bytes of every skb head allocated,
+# any caller) per packet too.
 acct_json() {
 	awk -F= 'NF==2{v[$1]=$2; k[++n]=$1}
+	NF==2 && $1 ~ /^cow_copies\./ {cc += $2}
+	NF==2 && $1 ~ /^head_bytes\./ {hb += $2}
 	END{
 		e = v["esp_packets"] + 0
+		if (e == 0) e = v["wg_packets"] + 0
 		printf "{"
 		for (i = 1; i <= n; i++) printf "\"%s_total\":%s,", k[i], v[k[i]]
 		if (e > 0)
-			printf "\"inplace\":%.4f,\"pagefrag\":%.4f,\"privhead\":%.4f,\"cow\":%.4f,\"copied_bytes\":%.1f,\"geniv_copied_bytes\":%.1f,\"segment_copied_bytes\":%.1f,\"all_copied_bytes\":%.1f,",
+			printf "\"inplace\":%.4f,\"pagefrag\":%.4f,\"privhead\":%.4f,\"cow\":%.4f,\"copied_bytes\":%.1f,\"geniv_copied_bytes\":%.1f,\"segment_copied_bytes\":%.1f,\"all_copied_bytes\":%.1f,\"cow_copies\":%.4f,\"head_bytes\":%.1f,",
 				v["inplace"]/e, v["pagefrag"]/e, v["privhead"]/e, v["cow"]/e, v["copied_bytes"]/e, v["geniv_copied_bytes"]/e,
-				v["segment_copied_bytes"]/e, v["all_copied_bytes"]/e
-		printf "\"esp_packets\":%d}", e
+				v["segment_copied_bytes"]/e, v["all_copied_bytes"]/e, cc/e, hb/e
+		printf "\"esp_packets\":%d,\"packets\":%d}", v["esp_packets"] + 0, e
 	}' "$1"
 }
 

@@ -217,3 +217,51 @@ func_ipcomp_check() {
 	((n > 0)) || { echo "no IPComp state on b counted a packet (IPComp not negotiated?)" >&2; return 1; }
 }
 func_ipcomp_down() { :; }
+
+# WireGuard (no ESP): a link rigwg between the guests, keys made per run
+# in the guests (wg genkey), the peer's endpoint on the family's address,
+# UDP port 51820, MTU 1420 (an IPv6 underlay's 80 bytes of overhead
+# within the guest link's 1500).  The row's traffic goes to b's address
+# on the link (a=, b=; a6=, b6=).
+WG_PORT=51820
+func_wg_up() {
+	local f=$1 g peer dev pub_a pub_b pub ep me plen
+	dev=$(func_dev wg)
+	if ! pub_a=$(guest_exec a "umask 077; wg genkey >/tmp/wg.key && wg pubkey </tmp/wg.key") ||
+		! pub_b=$(guest_exec b "umask 077; wg genkey >/tmp/wg.key && wg pubkey </tmp/wg.key"); then
+		echo "could not make WireGuard keys (wg genkey) in the guests" >&2
+		return 1
+	fi
+	[[ "$f" == v6 ]] && plen=128 || plen=32
+	for g in a b; do
+		peer=a pub=$pub_a
+		[[ "$g" != a ]] || peer=b pub=$pub_b
+		ep=$(matrix_addr "$f" "$peer")
+		[[ "$f" != v6 ]] || ep="[$ep]"
+		[[ "$f" == v6 ]] && me=${MATRIX_ATTR[func.wg.${g}6]} || me=${MATRIX_ATTR[func.wg.$g]}
+		guest_exec "$g" "$IP link add $dev type wireguard &&
+			wg set $dev listen-port $WG_PORT private-key /tmp/wg.key \
+				peer $pub endpoint $ep:$WG_PORT allowed-ips $(func_addr wg "$f" "$peer")/$plen &&
+			$IP addr add $me dev $dev && $IP link set $dev mtu 1420 up" >&2 ||
+			{ echo "could not set up the WireGuard link on $g" >&2; return 1; }
+	done
+}
+# Both ends' peers carried the traffic: a sent and b received at least
+# the 1 MiB TCP transfer (wg show DEV transfer: peer, rx bytes, tx bytes).
+func_wg_check() {
+	local dev tx rx
+	dev=$(func_dev wg)
+	tx=$(guest_exec a "wg show $dev transfer" | awk '{print $3}')
+	rx=$(guest_exec b "wg show $dev transfer" | awk '{print $2}')
+	echo "WireGuard: a sent ${tx:-none} B, b received ${rx:-none} B"
+	[[ "${tx:-0}" -gt 1048576 && "${rx:-0}" -gt 1048576 ]] ||
+		{ echo "the WireGuard peers carried less than the 1 MiB transfer: a sent ${tx:-none} B, b received ${rx:-none} B" >&2; return 1; }
+}
+func_wg_down() {
+	local g dev
+	dev=$(func_dev wg)
+	for g in a b; do
+		guest_exec "$g" "$IP link del $dev && rm -f /tmp/wg.key" >&2 ||
+			{ echo "could not remove $dev on $g" >&2; return 1; }
+	done
+}

@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/../../qemu-net/lib.sh"
 kdir=${1:?usage: gen-offsets.sh KERNEL_DIR}
 # (a cached file without the newest key is made again)
-if ! grep -q '^MAX_TCP_HDR=' "$kdir/offsets.env" 2>/dev/null; then
+if ! grep -q '^SKB_SHINFO_ALIGNED=' "$kdir/offsets.env" 2>/dev/null; then
 	bdir=$(sed -n 's/^build_dir=//p' "$kdir/info")
 	tmp=$(mktemp -d)
 	defer rm -rf "$tmp"

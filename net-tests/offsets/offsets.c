@@ -19,6 +19,8 @@ int main(void)
 	DEFINE(SKB_TAIL, offsetof(struct sk_buff, tail));
 	DEFINE(SKB_END, offsetof(struct sk_buff, end));
 	DEFINE(SKB_CLONED_BYTE, offsetof(struct sk_buff, __cloned_offset));
+	/* what SKB_HEAD_ALIGN() adds to a head for its skb_shared_info */
+	DEFINE(SKB_SHINFO_ALIGNED, SKB_DATA_ALIGN(sizeof(struct skb_shared_info)));
 	DEFINE(SKB_NETWORK_HEADER, offsetof(struct sk_buff, network_header));
 	DEFINE(SKB_TRANSPORT_HEADER, offsetof(struct sk_buff, transport_header));
 	/* the headroom TCP reserves in every skb it allocates (build group) */

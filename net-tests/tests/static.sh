@@ -1852,7 +1852,8 @@ family   v9         a=192.0.2.1 b=192.0.2.9 plen=28 opt=- offload_mod=esp9_offlo
 # quick set and of the full set decodes (row_decode) into parts that make
 # the same name, bad names are refused, and the full set is the 76 rows
 # the rig has always had; the functional rows (rows_func) decode to their
-# child and to the addresses and device of their own link.
+# child (none on a WireGuard row) and to the addresses and device of
+# their own link (a WireGuard row on IPv6: a6=, b6=).
 t_matrix_row_names() {
 	local r n=0 bad=() kept
 	kept=$(cat "$RIG_TOP"/docs/results/*/runs.jsonl | jq -r .row | sort -u) || { reason "cannot read the kept runs"; return 1; }
@@ -1861,6 +1862,10 @@ t_matrix_row_names() {
 		n=$((n + 1))
 		if ! row_decode "$r"; then
 			bad+=("$r: not a row of the table")
+		elif [[ -n "$ROW_FUNC" && "$ROW_MODE" == wireguard ]]; then
+			[[ "$ROW_PROTO-$ROW_FAMILY-$ROW_FUNC-$ROW_OFFLOAD" == "$r" && -z "$ROW_CHILD" &&
+				"$(matrix_attr func "$ROW_FUNC" ike)" == no ]] ||
+				bad+=("$r: decodes to $ROW_PROTO/$ROW_FAMILY/$ROW_FUNC/$ROW_OFFLOAD/$ROW_CHILD")
 		elif [[ -n "$ROW_FUNC" ]]; then
 			[[ "$ROW_PROTO-$ROW_FAMILY-$ROW_FUNC-$ROW_OFFLOAD" == "$r" &&
 				"$ROW_CHILD" == "$(matrix_func_child "$ROW_FAMILY" "$ROW_FUNC")" &&
@@ -1873,7 +1878,7 @@ t_matrix_row_names() {
 		fi
 	done
 	for r in tcp-v4 tcp-v4-transport-gcm tcp-v5-plain icmp-v4-plain tcp-v4-transport-gcm-off-x udp-v6-tunnel-aes-off \
-		tcp-v6-gre-on tcp-v4-nested-on tcp-v4-gre tcp-v4-gre-sometimes; do
+		tcp-v6-gre-on tcp-v4-nested-on tcp-v4-gre tcp-v4-gre-sometimes tcp-v4-wg-on tcp-v4-wg; do
 		! row_decode "$r" || bad+=("$r: accepted")
 	done
 	(($(rows_full | sort -u | wc -l) == 76)) || bad+=("rows_full: $(rows_full | sort -u | wc -l) rows, want 76")
@@ -1883,6 +1888,9 @@ t_matrix_row_names() {
 	want=$(sed 's|/[0-9]*||g' <<<"$(matrix_attr func gre b) $(matrix_attr func gre a) riggre")
 	row_decode tcp-v4-gre-auto && [[ "$ROW_PEER $ROW_SRC $ROW_DEV" == "$want" ]] ||
 		bad+=("tcp-v4-gre-auto: traffic to '$ROW_PEER' from '$ROW_SRC' on '$ROW_DEV', want '$want' (to, from, on)")
+	want="$(matrix_attr func wg b6) rigwg"
+	row_decode tcp-v6-wg-off && [[ "$ROW_PEER/64 $ROW_DEV" == "$want" ]] ||
+		bad+=("tcp-v6-wg-off: traffic to '$ROW_PEER' on '$ROW_DEV', want '$want' (a6=, b6=)")
 	want="$(peer_addr v6) eth0"
 	row_decode tcp-v6-natt-off && [[ "$ROW_PEER $ROW_DEV" == "$want" ]] ||
 		bad+=("tcp-v6-natt-off: traffic to '$ROW_PEER' on '$ROW_DEV', want '$want'")
