@@ -1,8 +1,8 @@
 #!/bin/sh
 # Fault injection (failslab, Documentation/fault-injection) in this
 # guest: fail a share of the non-sleeping allocations from the kmalloc
-# caches an ESP packet's private head comes from (kmalloc-2k and
-# kmalloc-4k), so that ESP output has to take its fallback path.  Sleeping
+# caches the head of skb_cow_data()'s copy comes from (kmalloc-2k and
+# kmalloc-4k), so that ESP output meets its error path.  Sleeping
 # allocations (9p, the guest's shell) are left alone (ignore-gfp-wait).
 # Needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS (the debug
 # kernel), and the caches marked for failslab: on 6.1 only at boot, with

@@ -7,7 +7,8 @@
 # counts the new path; on the baseline those heads come from
 # pskb_expand_head.  Cases: ESP transport (IPv4) and tunnel (IPv6), TCP
 # and UDP, without and with the ESP offload modules; AH transport keyed
-# by hand (IPv4); WireGuard TCP and UDP (IPv4 and IPv6).
+# by hand (IPv6: the guests' IPv4 has no AH, CONFIG_INET_AH is off);
+# WireGuard TCP and UDP (IPv4 and IPv6).
 # A body for qemu-net/pair.sh (run it on each kernel):
 #   qemu-net/pair.sh baseline --ike net-tests/studies/cow-callers.sh
 #   qemu-net/pair.sh patched --ike net-tests/studies/cow-callers.sh
@@ -40,11 +41,11 @@ study_case() {
 	for g in a b; do
 		guest_exec "$g" "$G/acct.sh stop" |
 			grep -E '^(esp_packets|wg_packets|cow_calls\.|cow_copies\.|head_allocs\.|head_bytes\.)' |
-			sed "s/^/cow-callers $study_variant $name $g /"
+			sed "s|^|cow-callers $study_variant $name $g |"
 	done
 }
 
-for o in off on; do
+for o in $(matrix_values offload); do
 	ipsec_offload "$o"
 	ipsec_up "$(matrix_child v4 transport gcm)" >/dev/null
 	study_case "esp-v4-transport-tcp-$o" "$(peer_addr v4)" tcp
@@ -55,24 +56,25 @@ for o in off on; do
 	ipsec_down
 done
 
-# AH transport, IPv4, keyed by hand (the rig's IKE children are ESP)
-A=$(matrix_addr v4 a) B=$(matrix_addr v4 b)
+# AH transport, IPv6, keyed by hand (the rig's IKE children are ESP)
+A=$(matrix_addr v6 a) B=$(matrix_addr v6 b)
 keyed=''
 for sd in "$A $B 0x301" "$B $A 0x302"; do
 	read -r s d spi <<<"$sd"
 	keyed+="$IP xfrm state add src $s dst $d proto ah spi $spi mode transport auth 'hmac(sha256)' 0x$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n') && "
 done
 for g in a b; do
-	[[ "$g" == a ]] && { me=$A peer=$B; } || { me=$B peer=$A; }
+	me=$A peer=$B
+	[[ "$g" == a ]] || { me=$B peer=$A; }
 	guest_exec "$g" "$keyed
 		$IP xfrm policy add src $me dst $peer dir out tmpl src $me dst $peer proto ah mode transport &&
 		$IP xfrm policy add src $peer dst $me dir in tmpl src $peer dst $me proto ah mode transport" >/dev/null ||
 		die "$E_FAIL" "could not key the AH SAs on $g"
 done
-study_case ah-v4-transport-tcp "$B" tcp
+study_case ah-v6-transport-tcp "$B" tcp
 for g in a b; do guest_exec "$g" "$IP xfrm policy flush && $IP xfrm state flush" >/dev/null; done
 
-for f in v4 v6; do
+for f in $(matrix_values family); do
 	func_row_up wg "$f" || die "$E_FAIL" "WireGuard link on $f not up"
 	study_case "wg-$f-tcp" "$FUNC_PEER" tcp
 	study_case "wg-$f-udp" "$FUNC_PEER" udp

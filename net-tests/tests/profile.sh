@@ -2,7 +2,8 @@
 # Group "profile": perf in the guests (net-tests/lib/profile.sh) gives
 # the known answer on tcp-v4-transport-gcm-off: the sender's profile on
 # the baseline shows the clone's copy (skb_cow_data, __pskb_pull_tail,
-# memcpy), the patched kernel's none of skb_cow_data.  One boot per
+# memcpy), the patched kernel's the same copy made in skb_cow_data()
+# itself, with no __pskb_pull_tail or pskb_expand_head.  One boot per
 # kernel, one profile each, then the report (top symbols per kernel and
 # the perf diff, both resolved on the host) and the check.
 #
@@ -18,8 +19,8 @@ RIG_T_PROFILE_SH=1
 # shellcheck source=net-tests/lib/profile.sh
 . "$RIG_TOP/net-tests/lib/profile.sh"
 
-# The row whose answer is known (kernel group: baseline cows every TCP
-# packet there, patched none).
+# The row whose answer is known (kernel group: both kernels cow every
+# TCP packet there, the patched one without pskb_expand_head).
 PROFILE_ROW="tcp-v4-transport-gcm-off"
 
 # profile_boot VARIANT: the guest pair on that kernel, charon and iperf3
