@@ -433,6 +433,13 @@ def _cost_cow_get(r):
     return (c.get("median_ns") if c.get("calls") else None), 0
 
 
+def _miss_get(side, level):
+    # simulated misses: deterministic for one guest run, noisy across
+    # boots as the instruction counts are
+    return lambda r: ((r.get("demand") or {}).get(
+        "{}_{}_miss_per_kb".format(side, level)), 0)
+
+
 def _demand_get(side):
     def get(r):
         d = r.get("demand") or {}
@@ -496,6 +503,19 @@ METRICS = [
          rel=0.03, floor=0,
          unit="receiver guest instructions per KB delivered",
          get=_demand_get("rcv")),
+    dict(key="snd_l1d_miss_per_kb", label="snd L1D miss/KB", cls="noisy",
+         lower=True, rel=0.03, floor=0,
+         unit="sender simulated L1D misses per KB delivered (skbt-cache"
+              " plugin, RIG_INSN=cache: Zen 4 sizes, LRU)",
+         get=_miss_get("snd", "l1d")),
+    dict(key="snd_l2_miss_per_kb", label="snd L2 miss/KB", cls="noisy",
+         lower=True, rel=0.03, floor=0,
+         unit="sender simulated L2 misses per KB delivered (skbt-cache)",
+         get=_miss_get("snd", "l2")),
+    dict(key="rcv_l1d_miss_per_kb", label="rcv L1D miss/KB", cls="noisy",
+         lower=True, rel=0.03, floor=0,
+         unit="receiver simulated L1D misses per KB delivered (skbt-cache)",
+         get=_miss_get("rcv", "l1d")),
     dict(key="throughput", label="throughput", cls="noisy", lower=False,
          rel=0.05, floor=0,
          unit="Mbit/s per side; judged on the median same-pair ratio"

@@ -135,7 +135,7 @@ unset rig_v RIG_ENV
 : "${RIG_DEMAND_PACED_BYTES:=16M}"
 # perf stat cycles and instructions per KB in the service-demand pass (auto: under --accel kvm; 1: always, also without -icount; 0: never)
 : "${RIG_PERF_STAT:=auto}"
-# instructions counted by the skbt-insn QEMU plugin (auto: with -icount and TCG; 1; 0; several vCPUs: their sum, one TCG thread)
+# instructions counted by the skbt-insn QEMU plugin (auto: with -icount and TCG; 1; 0; several vCPUs: their sum, one TCG thread); cache: that and the skbt-cache plugin's simulated L1D/L2 misses (Zen 4 sizes; guests run ~3x slower)
 : "${RIG_INSN:=auto}"
 
 export RIG_CACHE

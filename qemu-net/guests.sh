@@ -46,10 +46,11 @@ guests_start() {
 	mapfile -t wrap < <(link_wrap)
 	# RIG_INSN: the skbt-insn plugin counts each guest's instructions,
 	# written at every skbt-mark (the service-demand pass)
+	# (RIG_INSN=cache: also the skbt-cache plugin's misses)
 	local insn=0 plugin
 	if insn_plugin_wanted; then
-		((RIG_DRY_RUN)) || make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-mark >&2 ||
-			die "$E_BUILD" "net-tests/tools: the skbt-insn plugin does not build"
+		((RIG_DRY_RUN)) || make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-cache.so skbt-mark skbt-walk >&2 ||
+			die "$E_BUILD" "net-tests/tools: the QEMU plugins do not build"
 		insn=1
 	fi
 	case "$RIG_ACCEL" in
@@ -93,6 +94,11 @@ guests_start() {
 		plugin="file=$RIG_TOP/net-tests/tools/skbt-insn.so,out=$run/$g/insn.log"
 		((RIG_SMP == 1)) || plugin+=,single=on
 		((insn == 0)) || cmd+=(-plugin "$plugin")
+		if ((insn)) && [[ "$RIG_INSN" == cache ]]; then
+			plugin="file=$RIG_TOP/net-tests/tools/skbt-cache.so,out=$run/$g/cache.log"
+			((RIG_SMP == 1)) || plugin+=,single=on
+			cmd+=(-plugin "$plugin")
+		fi
 		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then
 			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
 		fi
@@ -141,8 +147,8 @@ pin_cpus() {
 # host thread runs them in turn (thread=single; -icount implies it).
 insn_plugin_wanted() {
 	case "$RIG_INSN" in
-	1) [[ "$RIG_ACCEL" == tcg ]] ||
-		die "$E_USAGE" "RIG_INSN=1 needs TCG (the plugin is TCG's)" ;;
+	1 | cache) [[ "$RIG_ACCEL" == tcg ]] ||
+		die "$E_USAGE" "RIG_INSN=$RIG_INSN needs TCG (the plugins are TCG's)" ;;
 	auto) [[ -n "$RIG_ICOUNT" && "$RIG_ACCEL" == tcg ]] ;;
 	*) return 1 ;;
 	esac

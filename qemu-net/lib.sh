@@ -133,7 +133,7 @@ rig_settings_check() {
 		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_DEBUG_IKE_DOWN_TIMEOUT RIG_DEBUG_SMP RIG_DEBUG_FAILSLAB RIG_ACCT_UDP_LEN RIG_DEMAND_PORT; do
 		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
 	done
-	[[ "$RIG_INSN" == @(auto|0|1) ]] || die "$E_USAGE" "RIG_INSN must be auto, 0 or 1, not '$RIG_INSN'"
+	[[ "$RIG_INSN" == @(auto|0|1|cache) ]] || die "$E_USAGE" "RIG_INSN must be auto, 0, 1 or cache, not '$RIG_INSN'"
 	[[ "$RIG_PERF_STAT" == @(auto|0|1) ]] || die "$E_USAGE" "RIG_PERF_STAT must be auto, 0 or 1, not '$RIG_PERF_STAT'"
 	[[ "$RIG_DEMAND_RATE" =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] ||
 		die "$E_USAGE" "RIG_DEMAND_RATE must be 0 or a rate in bits/s like 10M, not '$RIG_DEMAND_RATE'"

@@ -237,12 +237,15 @@ demand_row() {
 	local bout=$GUEST_RUN/b/demand-job.out
 	local at0 an0 ai0 ao0 ar0 ac0 ax0 at1 an1 ai1 ao1 ar1 ac1 ax1
 	local bt0 bn0 bi0 bo0 br0 bc0 bx0 bt1 bn1 bi1 bo1 br1 bc1 bx1
-	local snap0=$DEMAND_SNAP snap1=$DEMAND_SNAP plugin=0 la lb ia0 ia1 ib0 ib1
+	local snap0=$DEMAND_SNAP snap1=$DEMAND_SNAP plugin=0 la lb ia0 ia1 ib0 ib1 ca=-1 cb=-1
 	# with the plugin: a mark after the first snapshot and before the
 	# second, so that only the transfer is between them
 	if [[ -f "$GUEST_RUN/a/insn.log" && -f "$GUEST_RUN/b/insn.log" ]]; then
 		plugin=1 snap0+="; $INSN_MARK" snap1="$INSN_MARK; $DEMAND_SNAP"
 		la=$(wc -l <"$GUEST_RUN/a/insn.log") lb=$(wc -l <"$GUEST_RUN/b/insn.log")
+		# and with RIG_INSN=cache the skbt-cache plugin's misses
+		[[ ! -f "$GUEST_RUN/a/cache.log" ]] || ca=$(wc -l <"$GUEST_RUN/a/cache.log")
+		[[ ! -f "$GUEST_RUN/b/cache.log" ]] || cb=$(wc -l <"$GUEST_RUN/b/cache.log")
 	fi
 	row_decode "$row" || return 1
 	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
@@ -314,6 +317,21 @@ demand_row() {
 	read -r ia0 ia1 <<<"$ma"
 	read -r ib0 ib1 <<<"$mb"
 	printf 'snd_insn=%s\nrcv_insn=%s\n' "$((ia1 - ia0))" "$((ib1 - ib0))" >>"$outf"
+	((ca >= 0 && cb >= 0)) || return 0
+	cache_counts snd a "$ca" >>"$outf" && cache_counts rcv b "$cb" >>"$outf" ||
+		die "$E_FAIL" "service demand for $row: the skbt-cache plugin did not write two marks per guest (cache.log in $GUEST_RUN/a and b)"
+}
+
+# cache_counts PREFIX GUEST FROM: the skbt-cache plugin's counts between
+# the two marks the guest's plugin wrote after its first FROM lines, as
+# PREFIX_data_accesses, PREFIX_l1d_misses, PREFIX_l2_misses; fails
+# unless there are two marks.
+cache_counts() {
+	awk -v p="$1" -v from="$3" 'NR > from { n++; for (i = 1; i <= 3; i++) v[n, i] = $i }
+	END {
+		if (n != 2) exit 1
+		printf "%s_data_accesses=%d\n%s_l1d_misses=%d\n%s_l2_misses=%d\n", p, v[2, 1] - v[1, 1], p, v[2, 2] - v[1, 2], p, v[2, 3] - v[1, 3]
+	}' "$GUEST_RUN/$2/cache.log"
 }
 
 # perf_stat_wanted: RIG_PERF_STAT=1, or auto under KVM (where guest
@@ -351,8 +369,9 @@ perf_stat_read() {
 # demand_json FILE ICOUNT-SPEC: {"bytes_sent","bytes","retransmits","snd_ticks","rcv_ticks",
 # "snd_busy_ns","rcv_busy_ns","source","snd_segs_in","snd_segs_out",
 # "rcv_segs_in","rcv_segs_out","snd_intr","rcv_intr","snd_ctxt","rcv_ctxt",
-# "snd_netrx","rcv_netrx"[,"snd_insn","rcv_insn"],"snd_instr_per_kb",
-# "rcv_instr_per_kb"}; instructions per KB sent (snd) or received (rcv;
+# "snd_netrx","rcv_netrx"[,"snd_insn","rcv_insn"][, the skbt-cache counts
+# and "snd_l1d_miss_per_kb", "snd_l2_miss_per_kb", "rcv_..."],
+# "snd_instr_per_kb","rcv_instr_per_kb"}; instructions per KB sent (snd) or received (rcv;
 # "bytes"): counted by the skbt-insn plugin where it ran (source
 # "insn"), else guest busy ns / 2^shift from the timer_list busy ns
 # (source "timer_list") or the ticks (source "ticks"), null when shift
@@ -380,6 +399,12 @@ demand_json() {
 			printf ",\"pmu\":\"none\""
 		else if ("snd_pmu_cycles" in v && "rcv_pmu_cycles" in v && kb > 0)
 			printf ",\"pmu\":\"perf_stat\",\"snd_cycles_per_kb\":%.0f,\"rcv_cycles_per_kb\":%.0f,\"snd_pmu_instr_per_kb\":%.0f,\"rcv_pmu_instr_per_kb\":%.0f", v["snd_pmu_cycles"] / skb, v["rcv_pmu_cycles"] / kb, v["snd_pmu_insn"] / skb, v["rcv_pmu_insn"] / kb
+		# skbt-cache (RIG_INSN=cache): simulated data-cache misses, per
+		# KB and per TCP segment (or datagram) the sender sent
+		if ("snd_l1d_misses" in v && "rcv_l1d_misses" in v && kb > 0) {
+			printf ",\"snd_data_accesses\":%.0f,\"snd_l1d_misses\":%.0f,\"snd_l2_misses\":%.0f,\"rcv_data_accesses\":%.0f,\"rcv_l1d_misses\":%.0f,\"rcv_l2_misses\":%.0f", v["snd_data_accesses"], v["snd_l1d_misses"], v["snd_l2_misses"], v["rcv_data_accesses"], v["rcv_l1d_misses"], v["rcv_l2_misses"]
+			printf ",\"snd_l1d_miss_per_kb\":%.2f,\"snd_l2_miss_per_kb\":%.2f,\"rcv_l1d_miss_per_kb\":%.2f,\"rcv_l2_miss_per_kb\":%.2f", v["snd_l1d_misses"] / skb, v["snd_l2_misses"] / skb, v["rcv_l1d_misses"] / kb, v["rcv_l2_misses"] / kb
+		}
 		if (insn && kb > 0)
 			printf ",\"snd_instr_per_kb\":%.0f,\"rcv_instr_per_kb\":%.0f", v["snd_insn"] / skb, v["rcv_insn"] / kb
 		else if (shift != "x" && kb > 0) {

@@ -339,6 +339,42 @@ kernel_boot() {
 	acct_prepare "$RIG_KERNELS/$1"
 }
 
+# cache_boot: the baseline pair with both QEMU plugins (RIG_INSN=cache:
+# skbt-insn and skbt-cache), for the cache model's known answer.
+cache_boot() {
+	RIG_INSN=cache guests_start "$CHECK_DIR/kernel-cache" "$RIG_KERNELS/baseline"
+}
+
+# t_cache_known_answer: skbt-walk reads one byte per 64-byte line of a
+# buffer, 262,144 reads between two marks in each case, and the
+# skbt-cache model (L1D 32 KiB, L2 1 MiB, LRU) must count what LRU
+# gives: a 16 KiB buffer misses nowhere, a 256 KiB one misses L1D on
+# every read and L2 never, an 8 MiB one misses both on every read.
+# Allowed: what else the guest does between the marks (timer
+# interrupts: ~10,000 accesses and ~600 L1D misses measured) up to 5 %
+# of the reads.
+t_cache_known_answer() {
+	local f=$GUEST_RUN/a/cache.log c kib passes want n got reads=262144
+	[[ -f "$f" ]] || { reason "no cache.log: the skbt-cache plugin did not load (see $GUEST_RUN/a/qemu.log)"; return 1; }
+	for c in "16 1024 none" "256 64 l1d" "8192 2 both"; do
+		read -r kib passes want <<<"$c"
+		n=$(wc -l <"$f")
+		guest_exec a "/src/net-tests/tools/skbt-walk $kib $passes" >&2 ||
+			{ reason "skbt-walk $kib $passes failed in guest a"; return 1; }
+		got=$(awk -v from="$n" -v reads="$reads" -v want="$want" -v kib="$kib" '
+			NR == from + 1 { for (i = 1; i <= 3; i++) v[i] = $i }
+			NR == from + 2 { a = $1 - v[1]; l1 = $2 - v[2]; l2 = $3 - v[3]; m = 1 }
+			function near(x, w) { return w ? (x >= w && x <= w * 1.05) : x <= reads * 0.05 }
+			END {
+				if (!m) { print "skbt-walk " kib " KiB: no two marks in cache.log"; exit 1 }
+				printf "%d KiB: %d accesses, %d L1D misses, %d L2 misses (reads %d; want misses in %s)\n", kib, a, l1, l2, reads, want
+				ok = near(a, reads) && near(l1, want == "none" ? 0 : reads) && near(l2, want == "both" ? reads : 0)
+				exit !ok
+			}' "$f") || { reason "${got:-no counts}"; return 1; }
+		printf '%s\n' "$got" >&2
+	done
+}
+
 group_kernel() {
 	# One cleanup scope per boot: popping it stops this boot's guests and
 	# nothing the group deferred before.
@@ -353,6 +389,14 @@ group_kernel() {
 	check zeroing-fails-on-baseline t_zeroing 1
 	check kselftest-esp-offload-fails-on-baseline t_selftest fail
 	defer_scope_pop
+	if [[ "$RIG_ACCEL" == tcg ]]; then
+		defer_scope_push
+		check_setup boot-cache cache_boot
+		check cache-plugin-known-answer t_cache_known_answer
+		defer_scope_pop
+	else
+		result cache-plugin-known-answer 4 "the skbt-cache plugin is TCG's (RIG_ACCEL=$RIG_ACCEL)"
+	fi
 	defer_scope_push
 	check_setup boot-patched kernel_boot patched
 	# (first: an "-off" row below makes the module's load fail, which

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skbt-cache: a QEMU TCG plugin that runs every data access of the
+ * guest (loads and stores, kernel and user) through a simulated cache
+ * and writes the running counts to a file each time the guest executes
+ * the marker instruction of skbt-mark, as skbt-insn does for
+ * instructions.  The difference between two marks is what the guest's
+ * accesses between them would have missed in that cache.
+ *
+ *   qemu-system-x86_64 ... -plugin file=skbt-cache.so,out=FILE
+ *
+ * One line per mark: "ACCESSES L1D_MISSES L2_MISSES", running totals.
+ *
+ * The model is the data side of an AMD Zen 4 core (EPYC 9004): L1D
+ * 32 KiB, 8-way; L2 1 MiB, 8-way, unified but fed only data here; 64-byte
+ * lines; both indexed by guest physical address (as the hardware's L2
+ * is; Zen 4's L1D is virtually indexed but its index bits lie within the
+ * 4 KiB page offset, so it is the same).  Replacement is true LRU (the
+ * hardware's is a pseudo-LRU); write-allocate; an L1D miss looks up L2,
+ * and a line is filled into both (no inclusion or victim traffic
+ * modelled, no prefetcher: a streaming access pattern misses where real
+ * hardware would prefetch).  An access that crosses a line counts
+ * once per line.  Accesses to MMIO are not counted.  Instruction
+ * fetches are not modelled.
+ *
+ * One model for the machine: exact with one vCPU, or with several run
+ * by one host thread in turn (single=on with -accel tcg,thread=single),
+ * as for skbt-insn.  Its known answer (guest program skbt-walk, the
+ * kernel group's cache-plugin-known-answer) is a buffer walked line by
+ * line: inside L1D nothing misses, between L1D and L2 every access
+ * misses L1D only, past L2 every access misses both.
+ *
+ * Built against QEMU's plugin API version 1 (QEMU 6.0-8.1, Debian 12's
+ * 7.2); the declarations it needs are below, since distributions do not
+ * ship qemu-plugin.h.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* QEMU plugin API, version 1 (include/qemu/qemu-plugin.h) */
+typedef uint64_t qemu_plugin_id_t;
+typedef uint32_t qemu_plugin_meminfo_t;
+typedef struct qemu_info_t {
+	const char *target_name;
+	struct {
+		int min;
+		int cur;
+	} version;
+	bool system_emulation;
+	union {
+		struct {
+			int smp_vcpus;
+			int max_vcpus;
+		} system;
+	};
+} qemu_info_t;
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+struct qemu_plugin_hwaddr;
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
+enum qemu_plugin_mem_rw {
+	QEMU_PLUGIN_MEM_R = 1,
+	QEMU_PLUGIN_MEM_W,
+	QEMU_PLUGIN_MEM_RW,
+};
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
+					    void *userdata);
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index,
+					  qemu_plugin_meminfo_t info,
+					  uint64_t vaddr, void *userdata);
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
+					       struct qemu_plugin_tb *tb);
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
+					   qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
+					    qemu_plugin_vcpu_udata_cb_t cb,
+					    enum qemu_plugin_cb_flags flags,
+					    void *userdata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
+				      qemu_plugin_vcpu_mem_cb_t cb,
+				      enum qemu_plugin_cb_flags flags,
+				      enum qemu_plugin_mem_rw rw,
+				      void *userdata);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
+						 size_t idx);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
+struct qemu_plugin_hwaddr *qemu_plugin_get_hwaddr(qemu_plugin_meminfo_t info,
+						  uint64_t vaddr);
+bool qemu_plugin_hwaddr_is_io(const struct qemu_plugin_hwaddr *haddr);
+uint64_t qemu_plugin_hwaddr_phys_addr(const struct qemu_plugin_hwaddr *haddr);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
+				    qemu_plugin_udata_cb_t cb, void *userdata);
+
+#define EXPORT __attribute__((visibility("default")))
+EXPORT int qemu_plugin_version = 1;
+EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+			       int argc, char **argv);
+
+/* nopl 0xdeadbeef(%rax): skbt-mark.c executes exactly these bytes */
+static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 0xef, 0xbe, 0xad, 0xde };
+
+#define LINE_SHIFT	6
+#define WAYS		8
+#define L1_SETS		(32 * 1024 / 64 / WAYS)		/* 64 */
+#define L2_SETS		(1024 * 1024 / 64 / WAYS)	/* 2048 */
+
+/*
+ * A set holds its lines' numbers (address >> LINE_SHIFT) + 1, most
+ * recently used first; 0 is an empty way.
+ */
+struct cache {
+	unsigned int sets;
+	uint64_t (*line)[WAYS];
+};
+
+static uint64_t l1_lines[L1_SETS][WAYS];
+static uint64_t l2_lines[L2_SETS][WAYS];
+static struct cache l1 = { L1_SETS, l1_lines };
+static struct cache l2 = { L2_SETS, l2_lines };
+static uint64_t accesses, l1_misses, l2_misses;
+static FILE *out;
+
+/* Looks LINE up in C, makes it the set's most recent; true on a hit. */
+static bool cache_access(struct cache *c, uint64_t line)
+{
+	uint64_t *set = c->line[line % c->sets];
+	uint64_t tag = line + 1;
+	unsigned int i;
+	bool hit;
+
+	for (i = 0; i < WAYS - 1 && set[i] != tag; i++)
+		;
+	/* i: the hit's way, or the last (least recent) way on a miss */
+	hit = set[i] == tag;
+
+	memmove(&set[1], &set[0], i * sizeof(set[0]));
+	set[0] = tag;
+	return hit;
+}
+
+static void line_access(uint64_t line)
+{
+	accesses++;
+	if (cache_access(&l1, line))
+		return;
+	l1_misses++;
+	if (!cache_access(&l2, line))
+		l2_misses++;
+}
+
+static void mem_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+		       uint64_t vaddr, void *userdata)
+{
+	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+	uint64_t addr = vaddr, first, last;
+
+	(void)vcpu_index;
+	(void)userdata;
+	if (hw) {
+		if (qemu_plugin_hwaddr_is_io(hw))
+			return;
+		addr = qemu_plugin_hwaddr_phys_addr(hw);
+	}
+	first = addr >> LINE_SHIFT;
+	last = (addr + (1u << qemu_plugin_mem_size_shift(info)) - 1) >> LINE_SHIFT;
+	line_access(first);
+	if (last != first)
+		line_access(last);
+}
+
+static void mark(unsigned int vcpu_index, void *userdata)
+{
+	(void)vcpu_index;
+	(void)userdata;
+	fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		accesses, l1_misses, l2_misses);
+	fflush(out);
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t i, n = qemu_plugin_tb_n_insns(tb);
+
+	(void)id;
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		qemu_plugin_register_vcpu_mem_cb(insn, mem_access,
+						 QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW, NULL);
+		if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
+		    !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark,
+							       QEMU_PLUGIN_CB_NO_REGS,
+							       NULL);
+	}
+}
+
+static void at_exit(qemu_plugin_id_t id, void *userdata)
+{
+	(void)id;
+	(void)userdata;
+	fclose(out);
+}
+
+int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+			int argc, char **argv)
+{
+	const char *path = NULL;
+	bool single = false;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "out=", 4))
+			path = argv[i] + 4;
+		else if (!strcmp(argv[i], "single=on"))
+			single = true;
+	}
+	if (!path) {
+		fprintf(stderr, "skbt-cache: usage: -plugin file=skbt-cache.so,out=FILE[,single=on]\n");
+		return -1;
+	}
+	if (!info->system_emulation ||
+	    (info->system.max_vcpus != 1 && !single)) {
+		fprintf(stderr, "skbt-cache: one cache for the machine: needs system emulation with one vCPU (-smp 1), or single=on with -accel tcg,thread=single (or -icount)\n");
+		return -1;
+	}
+	out = fopen(path, "a");
+	if (!out) {
+		perror(path);
+		return -1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+	return 0;
+}
