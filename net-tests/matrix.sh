@@ -91,6 +91,7 @@ ROWS_QUICK=(
 	tcp-v4-transport-gcm-on
 	tcp-v4-transport-gcm-auto
 	tcp-v6-tunnel-gcm-off
+	tcp-v4-wg-off
 	icmp-v4-transport-gcm-off
 )
 

@@ -97,6 +97,8 @@ guests_start() {
 		if ((insn)) && [[ "$RIG_INSN" == cache ]]; then
 			plugin="file=$RIG_TOP/net-tests/tools/skbt-cache.so,out=$run/$g/cache.log"
 			((RIG_SMP == 1)) || plugin+=,single=on
+			# (a study's: the misses by instruction address too)
+			[[ -z "${GUEST_CACHE_PCS:-}" ]] || plugin+=",pcs=$run/$g/cache-pcs.log"
 			cmd+=(-plugin "$plugin")
 		fi
 		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then

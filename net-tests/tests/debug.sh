@@ -40,6 +40,9 @@ RIG_T_DEBUG_SH=1
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # shellcheck source=net-tests/lib/payload.sh
 . "$RIG_TOP/net-tests/lib/payload.sh"
+# row_up, row_down (a WireGuard row's link)
+# shellcheck source=net-tests/lib/func.sh
+. "$RIG_TOP/net-tests/lib/func.sh"
 
 DEBUG_REPORTS='BUG:|WARNING:|KASAN|KFENCE|kmemleak: [0-9]+ new suspected|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|Oops|Kernel panic|=============================================================================$'
 
@@ -61,7 +64,8 @@ t_debug_build() {
 t_debug_rows() {
 	local row child p f mbps
 	for row in "${ROWS_QUICK[@]}"; do
-		ipsec_row_up "$row" >&2 || { reason "$row: SA not up"; return 1; }
+		# (row_up: the SA, or a WireGuard row's link)
+		row_up "$row" >&2 || { reason "$row: SA or link not up"; return 1; }
 		p=$ROW_PROTO f=$ROW_FAMILY child=$ROW_CHILD
 		if [[ "$p" == icmp ]]; then
 			guest_exec a "$(ping_cmd "$f") -c 5 -s 3000 $(peer_addr "$f")" >&2 ||
@@ -71,10 +75,10 @@ t_debug_rows() {
 		fi
 		local args=(-t 3)
 		[[ "$p" == udp ]] && args+=(-b 50M -l 1300)
-		mbps=$(iperf_run "$CHECK_DIR/debug-$row.json" "$f" "$p" "${args[@]}") ||
+		mbps=$(iperf_run "$CHECK_DIR/debug-$row.json" "$ROW_PEER" "$p" "${args[@]}") ||
 			{ reason "$row: iperf3 failed"; return 1; }
 		printf '%s: %s Mbit/s (debug kernel)\n' "$row" "$mbps" >&2
-		[[ -z "$child" ]] || ipsec_down || { reason "$row: teardown failed"; return 1; }
+		row_down "$row" >&2 || { reason "$row: teardown failed"; return 1; }
 	done
 }
 

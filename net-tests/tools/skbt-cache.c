@@ -10,6 +10,10 @@
  *   qemu-system-x86_64 ... -plugin file=skbt-cache.so,out=FILE
  *
  * One line per mark: "ACCESSES L1D_MISSES L2_MISSES", running totals.
+ * With pcs=FILE also, at each mark, where the accesses since the
+ * previous mark came from: "mark N" and then one "PC ACCESSES L1D L2"
+ * line per guest instruction address that accessed memory (a study's
+ * tool: symbolise PC with the guest's /proc/kallsyms).
  *
  * The model is the data side of an AMD Zen 4 core (EPYC 9004): L1D
  * 32 KiB, 8-way; L2 1 MiB, 8-way, unified but fed only data here; 64-byte
@@ -39,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* QEMU plugin API, version 1 (include/qemu/qemu-plugin.h) */
@@ -90,6 +95,7 @@ size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
 struct qemu_plugin_hwaddr *qemu_plugin_get_hwaddr(qemu_plugin_meminfo_t info,
@@ -126,7 +132,15 @@ static uint64_t l2_lines[L2_SETS][WAYS];
 static struct cache l1 = { L1_SETS, l1_lines };
 static struct cache l2 = { L2_SETS, l2_lines };
 static uint64_t accesses, l1_misses, l2_misses;
-static FILE *out;
+static FILE *out, *pcs;
+static unsigned long marks;
+
+/* pcs=FILE: the counts of one translated instruction */
+struct insn_counts {
+	uint64_t pc, accesses, l1_misses, l2_misses;
+};
+static struct insn_counts **insns;
+static size_t n_insns, max_insns;
 
 /* Looks LINE up in C, makes it the set's most recent; true on a hit. */
 static bool cache_access(struct cache *c, uint64_t line)
@@ -146,14 +160,21 @@ static bool cache_access(struct cache *c, uint64_t line)
 	return hit;
 }
 
-static void line_access(uint64_t line)
+static void line_access(uint64_t line, struct insn_counts *c)
 {
 	accesses++;
+	if (c)
+		c->accesses++;
 	if (cache_access(&l1, line))
 		return;
 	l1_misses++;
-	if (!cache_access(&l2, line))
-		l2_misses++;
+	if (c)
+		c->l1_misses++;
+	if (cache_access(&l2, line))
+		return;
+	l2_misses++;
+	if (c)
+		c->l2_misses++;
 }
 
 static void mem_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
@@ -163,7 +184,6 @@ static void mem_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 	uint64_t addr = vaddr, first, last;
 
 	(void)vcpu_index;
-	(void)userdata;
 	if (hw) {
 		if (qemu_plugin_hwaddr_is_io(hw))
 			return;
@@ -171,9 +191,9 @@ static void mem_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 	}
 	first = addr >> LINE_SHIFT;
 	last = (addr + (1u << qemu_plugin_mem_size_shift(info)) - 1) >> LINE_SHIFT;
-	line_access(first);
+	line_access(first, userdata);
 	if (last != first)
-		line_access(last);
+		line_access(last, userdata);
 }
 
 static void mark(unsigned int vcpu_index, void *userdata)
@@ -183,6 +203,43 @@ static void mark(unsigned int vcpu_index, void *userdata)
 	fprintf(out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 		accesses, l1_misses, l2_misses);
 	fflush(out);
+	if (!pcs)
+		return;
+	fprintf(pcs, "mark %lu\n", ++marks);
+	for (size_t i = 0; i < n_insns; i++) {
+		struct insn_counts *c = insns[i];
+
+		if (!c->accesses)
+			continue;
+		fprintf(pcs, "%" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			c->pc, c->accesses, c->l1_misses, c->l2_misses);
+		c->accesses = c->l1_misses = c->l2_misses = 0;
+	}
+	fflush(pcs);
+}
+
+/* pcs=FILE: a counter for INSN (one per translation), or NULL */
+static struct insn_counts *insn_counts(struct qemu_plugin_insn *insn)
+{
+	struct insn_counts *c;
+
+	if (!pcs)
+		return NULL;
+	if (n_insns == max_insns) {
+		size_t n = max_insns ? 2 * max_insns : 65536;
+		struct insn_counts **p = realloc(insns, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		insns = p;
+		max_insns = n;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->pc = qemu_plugin_insn_vaddr(insn);
+	insns[n_insns++] = c;
+	return c;
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -195,7 +252,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_access,
 						 QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, NULL);
+						 QEMU_PLUGIN_MEM_RW,
+						 insn_counts(insn));
 		if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
 		    !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark,
@@ -209,23 +267,27 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	(void)id;
 	(void)userdata;
 	fclose(out);
+	if (pcs)
+		fclose(pcs);
 }
 
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *pcs_path = NULL;
 	bool single = false;
 	int i;
 
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		else if (!strncmp(argv[i], "pcs=", 4))
+			pcs_path = argv[i] + 4;
 		else if (!strcmp(argv[i], "single=on"))
 			single = true;
 	}
 	if (!path) {
-		fprintf(stderr, "skbt-cache: usage: -plugin file=skbt-cache.so,out=FILE[,single=on]\n");
+		fprintf(stderr, "skbt-cache: usage: -plugin file=skbt-cache.so,out=FILE[,pcs=FILE][,single=on]\n");
 		return -1;
 	}
 	if (!info->system_emulation ||
@@ -237,6 +299,13 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	if (!out) {
 		perror(path);
 		return -1;
+	}
+	if (pcs_path) {
+		pcs = fopen(pcs_path, "a");
+		if (!pcs) {
+			perror(pcs_path);
+			return -1;
+		}
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
