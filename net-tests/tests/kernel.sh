@@ -340,9 +340,12 @@ kernel_boot() {
 }
 
 # cache_boot: the baseline pair with both QEMU plugins (RIG_INSN=cache:
-# skbt-insn and skbt-cache), for the cache model's known answer.
+# skbt-insn and skbt-cache), for the cache model's known answer; under
+# -icount as the instruction phase, so that the timer interrupts
+# between two marks follow the guest's instructions, not the host's
+# load.
 cache_boot() {
-	RIG_INSN=cache guests_start "$CHECK_DIR/kernel-cache" "$RIG_KERNELS/baseline"
+	RIG_ICOUNT=$RIG_BENCH_ICOUNT RIG_INSN=cache guests_start "$CHECK_DIR/kernel-cache" "$RIG_KERNELS/baseline"
 }
 
 # t_cache_known_answer: skbt-walk reads one byte per 64-byte line of a
@@ -351,8 +354,8 @@ cache_boot() {
 # gives: a 16 KiB buffer misses nowhere, a 256 KiB one misses L1D on
 # every read and L2 never, an 8 MiB one misses both on every read.
 # Allowed: what else the guest does between the marks (timer
-# interrupts: ~10,000 accesses and ~600 L1D misses measured) up to 5 %
-# of the reads.
+# interrupts: 2,000-17,000 accesses and up to ~600 L1D misses measured)
+# up to 10 % of the reads in accesses, 5 % in misses.
 t_cache_known_answer() {
 	local f=$GUEST_RUN/a/cache.log c kib passes want n got reads=262144
 	[[ -f "$f" ]] || { reason "no cache.log: the skbt-cache plugin did not load (see $GUEST_RUN/a/qemu.log)"; return 1; }
@@ -365,10 +368,11 @@ t_cache_known_answer() {
 			NR == from + 1 { for (i = 1; i <= 3; i++) v[i] = $i }
 			NR == from + 2 { a = $1 - v[1]; l1 = $2 - v[2]; l2 = $3 - v[3]; m = 1 }
 			function near(x, w) { return w ? (x >= w && x <= w * 1.05) : x <= reads * 0.05 }
+			function within(x) { return x >= reads && x <= reads * 1.1 }
 			END {
 				if (!m) { print "skbt-walk " kib " KiB: no two marks in cache.log"; exit 1 }
 				printf "%d KiB: %d accesses, %d L1D misses, %d L2 misses (reads %d; want misses in %s)\n", kib, a, l1, l2, reads, want
-				ok = near(a, reads) && near(l1, want == "none" ? 0 : reads) && near(l2, want == "both" ? reads : 0)
+				ok = within(a) && near(l1, want == "none" ? 0 : reads) && near(l2, want == "both" ? reads : 0)
 				exit !ok
 			}' "$f") || { reason "${got:-no counts}"; return 1; }
 		printf '%s\n' "$got" >&2

@@ -34,84 +34,11 @@
  * line: inside L1D nothing misses, between L1D and L2 every access
  * misses L1D only, past L2 every access misses both.
  *
- * Built against QEMU's plugin API version 1 (QEMU 6.0-8.1, Debian 12's
- * 7.2); the declarations it needs are below, since distributions do not
- * ship qemu-plugin.h.
+ * Built against QEMU's plugin API version 1 (skbt-plugin.h).
  */
-#include <inttypes.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* QEMU plugin API, version 1 (include/qemu/qemu-plugin.h) */
-typedef uint64_t qemu_plugin_id_t;
-typedef uint32_t qemu_plugin_meminfo_t;
-typedef struct qemu_info_t {
-	const char *target_name;
-	struct {
-		int min;
-		int cur;
-	} version;
-	bool system_emulation;
-	union {
-		struct {
-			int smp_vcpus;
-			int max_vcpus;
-		} system;
-	};
-} qemu_info_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-struct qemu_plugin_hwaddr;
-enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
-enum qemu_plugin_mem_rw {
-	QEMU_PLUGIN_MEM_R = 1,
-	QEMU_PLUGIN_MEM_W,
-	QEMU_PLUGIN_MEM_RW,
-};
-typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
-typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
-					    void *userdata);
-typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index,
-					  qemu_plugin_meminfo_t info,
-					  uint64_t vaddr, void *userdata);
-typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
-					       struct qemu_plugin_tb *tb);
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-					   qemu_plugin_vcpu_tb_trans_cb_t cb);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
-					    qemu_plugin_vcpu_udata_cb_t cb,
-					    enum qemu_plugin_cb_flags flags,
-					    void *userdata);
-void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
-				      qemu_plugin_vcpu_mem_cb_t cb,
-				      enum qemu_plugin_cb_flags flags,
-				      enum qemu_plugin_mem_rw rw,
-				      void *userdata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
-size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
-unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
-struct qemu_plugin_hwaddr *qemu_plugin_get_hwaddr(qemu_plugin_meminfo_t info,
-						  uint64_t vaddr);
-bool qemu_plugin_hwaddr_is_io(const struct qemu_plugin_hwaddr *haddr);
-uint64_t qemu_plugin_hwaddr_phys_addr(const struct qemu_plugin_hwaddr *haddr);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
-				    qemu_plugin_udata_cb_t cb, void *userdata);
-
-#define EXPORT __attribute__((visibility("default")))
-EXPORT int qemu_plugin_version = 1;
-EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
-			       int argc, char **argv);
-
-/* nopl 0xdeadbeef(%rax): skbt-mark.c executes exactly these bytes */
-static const unsigned char marker[] = { 0x0f, 0x1f, 0x80, 0xef, 0xbe, 0xad, 0xde };
+#include "skbt-plugin.h"
 
 #define LINE_SHIFT	6
 #define WAYS		8
@@ -254,8 +181,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
 						 insn_counts(insn));
-		if (qemu_plugin_insn_size(insn) == sizeof(marker) &&
-		    !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker)))
+		if (skbt_is_marker(insn))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark,
 							       QEMU_PLUGIN_CB_NO_REGS,
 							       NULL);
@@ -274,32 +200,11 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			int argc, char **argv)
 {
-	const char *path = NULL, *pcs_path = NULL;
-	bool single = false;
-	int i;
+	const char *pcs_path = NULL;
 
-	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "out=", 4))
-			path = argv[i] + 4;
-		else if (!strncmp(argv[i], "pcs=", 4))
-			pcs_path = argv[i] + 4;
-		else if (!strcmp(argv[i], "single=on"))
-			single = true;
-	}
-	if (!path) {
-		fprintf(stderr, "skbt-cache: usage: -plugin file=skbt-cache.so,out=FILE[,pcs=FILE][,single=on]\n");
+	out = skbt_plugin_open("skbt-cache", info, argc, argv, "pcs", &pcs_path);
+	if (!out)
 		return -1;
-	}
-	if (!info->system_emulation ||
-	    (info->system.max_vcpus != 1 && !single)) {
-		fprintf(stderr, "skbt-cache: one cache for the machine: needs system emulation with one vCPU (-smp 1), or single=on with -accel tcg,thread=single (or -icount)\n");
-		return -1;
-	}
-	out = fopen(path, "a");
-	if (!out) {
-		perror(path);
-		return -1;
-	}
 	if (pcs_path) {
 		pcs = fopen(pcs_path, "a");
 		if (!pcs) {
