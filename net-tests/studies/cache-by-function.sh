@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Where the sender's simulated data-cache misses go, by kernel function:
-# the service-demand pass of one row (default tcp-v4-transport-gcm-off,
-# STUDY_ROW to change it) with the skbt-cache plugin counting by
+# the service-demand pass of one row (row= below) with the skbt-cache
+# plugin counting by
 # instruction address (GUEST_CACHE_PCS), symbolised with guest a's
 # /proc/kallsyms by cache-by-function.py.  A body for qemu-net/pair.sh,
 # run on each kernel under -icount as the bench's instruction phase:
@@ -9,7 +9,7 @@
 #     qemu-net/pair.sh baseline --ike net-tests/studies/cache-by-function.sh
 # (then patched), and compare:
 #   net-tests/studies/cache-by-function.py OUT-baseline OUT-patched
-# Output: STUDY_OUT (default results/cache-by-function-VARIANT): the
+# Output: results/cache-by-function-VARIANT: the
 # demand record, kallsyms and the plugin's dump of the transfer.
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
@@ -17,8 +17,8 @@
 . "$RIG_TOP/net-tests/lib/func.sh"
 
 # shellcheck disable=SC2154 # pair.sh's variant and kernel directory
-out=${STUDY_OUT:-$RIG_RESULTS/cache-by-function-$variant}
-row=${STUDY_ROW:-tcp-v4-transport-gcm-off}
+out=$RIG_RESULTS/cache-by-function-$variant
+row='tcp-v4-transport-gcm-off'
 [[ -n "${GUEST_CACHE_PCS:-}" && "$RIG_INSN" == cache ]] ||
 	die "$E_USAGE" "cache-by-function: run with GUEST_CACHE_PCS=1 RIG_INSN=cache"
 mkdir -p "$out"

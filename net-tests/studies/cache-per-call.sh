@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Instructions and simulated data-cache misses per call of one kernel
-# function (STUDY_FUNC, default skb_cow_data) on the sender of one row
-# (STUDY_ROW, default tcp-v4-transport-gcm-off): the skbt_callmark
+# function (fn= below, skb_cow_data) on the sender of one row (row=,
+# tcp-v4-transport-gcm-off): the skbt_callmark
 # module (net-tests/callmark-mod) marks each call's entry and return,
 # and the skbt-insn and skbt-cache plugins write their counts at every
 # mark; each entry/return pair is one call with its callees (plus the
@@ -10,17 +10,17 @@
 #   RIG_INSN=cache RIG_ICOUNT=shift=0,sleep=on \
 #     qemu-net/pair.sh baseline --ike net-tests/studies/cache-per-call.sh
 # (then patched).  Prints one line: calls, and per call the medians and
-# means of instructions, data accesses, L1D and L2 misses; the pairs in
-# STUDY_OUT (default results/cache-per-call-VARIANT).
+# means of instructions, data accesses, L1D and L2 misses; the marks in
+# results/cache-per-call-VARIANT.
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # shellcheck source=net-tests/lib/func.sh
 . "$RIG_TOP/net-tests/lib/func.sh"
 
 # shellcheck disable=SC2154 # pair.sh's variant and kernel directory
-out=${STUDY_OUT:-$RIG_RESULTS/cache-per-call-$variant}
-row=${STUDY_ROW:-tcp-v4-transport-gcm-off}
-fn=${STUDY_FUNC:-skb_cow_data}
+out=$RIG_RESULTS/cache-per-call-$variant
+row='tcp-v4-transport-gcm-off'
+fn=skb_cow_data
 [[ "$RIG_INSN" == cache ]] || die "$E_USAGE" "cache-per-call: run with RIG_INSN=cache"
 mkdir -p "$out"
 module_build "$kdir" "$RIG_TOP/net-tests/callmark-mod" "$GUEST_RUN/a/callmark" ||
