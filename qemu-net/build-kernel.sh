@@ -118,7 +118,7 @@ fi
 command -v ccache >/dev/null || die "$E_PKG" "ccache missing: run qemu-net/install-deps.sh"
 # Depend mode: a miss runs the compiler once and takes the hash from its
 # own -MD output, where the default mode runs the preprocessor first:
-# +43 % on a cold build, +2 % in depend mode (net-tests/studies/ccache-cold.sh,
+# +43 % on a cold build, +2 % in depend mode (the ccache-cold study,
 # docs/results/ccache-cold/).  A cold make check misses on every object.
 export CCACHE_DIR=$RIG_CACHE/ccache CCACHE_MAXSIZE=8G CCACHE_DEPEND=1
 src=$(tree_ensure)

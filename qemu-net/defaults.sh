@@ -16,7 +16,7 @@
 #
 # One setting a line, : "${NAME:=DEFAULT}", with a one-line comment above
 # it.  Names start with RIG_.  The environment of the guest scripts
-# (net-tests/guest/, qemu-net/guest/) is not a setting: the host's never
+# (the scripts the guests run) is not a setting: the host's never
 # reaches the guests.
 
 # (bash: not an array of this file's own, so a function sourcing lib.sh

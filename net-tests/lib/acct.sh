@@ -171,11 +171,17 @@ DEMAND_SNAP="awk '\$1 == \"cpu\" || \$1 == \"ctxt\" { print } \$1 == \"intr\" { 
 # instruction count, in the guest's share of the repository.
 INSN_MARK=/src/net-tests/tools/skbt-mark
 
-# insn_marks GUEST FROM: the two counts the guest's plugin wrote after
-# its first FROM lines ("BEFORE AFTER"); fails unless there are two.
-insn_marks() {
-	local f=$GUEST_RUN/$1/insn.log
-	awk -v from="$2" 'NR > from { v[++n] = $1 } END { if (n != 2) exit 1; print v[1], v[2] }' "$f"
+# mark_deltas LOG FROM: what a plugin's counts grew by between the two
+# marks it wrote to LOG (insn.log: instructions; cache.log: accesses,
+# L1D and L2 misses) after LOG's first FROM lines, one number per
+# column; fails unless there are exactly two.
+mark_deltas() {
+	awk -v from="$2" 'NR > from { n++; for (i = 1; i <= NF; i++) v[n, i] = $i; k = NF }
+	END {
+		if (n != 2) exit 1
+		for (i = 1; i <= k; i++) printf "%s%.0f", (i > 1 ? " " : ""), v[2, i] - v[1, i]
+		print ""
+	}' "$1"
 }
 
 # snap_busy SNAPSHOT: "TICKS NS IN OUT RETR INTR CTXT NETRX": the busy
@@ -237,7 +243,7 @@ demand_row() {
 	local bout=$GUEST_RUN/b/demand-job.out
 	local at0 an0 ai0 ao0 ar0 ac0 ax0 at1 an1 ai1 ao1 ar1 ac1 ax1
 	local bt0 bn0 bi0 bo0 br0 bc0 bx0 bt1 bn1 bi1 bo1 br1 bc1 bx1
-	local snap0=$DEMAND_SNAP snap1=$DEMAND_SNAP plugin=0 la lb ia0 ia1 ib0 ib1 ca=-1 cb=-1
+	local snap0=$DEMAND_SNAP snap1=$DEMAND_SNAP plugin=0 la lb ca=-1 cb=-1
 	# with the plugin: a mark after the first snapshot and before the
 	# second, so that only the transfer is between them
 	if [[ -f "$GUEST_RUN/a/insn.log" && -f "$GUEST_RUN/b/insn.log" ]]; then
@@ -310,28 +316,20 @@ demand_row() {
 		"$((ar1 - ar0))" "$((br1 - br0))" "$((ac1 - ac0))" "$((bc1 - bc0))" "$((ax1 - ax0))" "$((bx1 - bx0))" >>"$outf"
 	[[ -z "$ps" ]] || perf_stat_read "$row" >>"$outf"
 	((plugin)) || return 0
-	local ma mb
-	if ! ma=$(insn_marks a "$la") || ! mb=$(insn_marks b "$lb"); then
+	local ia ib
+	if ! ia=$(mark_deltas "$GUEST_RUN/a/insn.log" "$la") || ! ib=$(mark_deltas "$GUEST_RUN/b/insn.log" "$lb"); then
 		die "$E_FAIL" "service demand for $row: the skbt-insn plugin did not write two marks per guest (insn.log in $GUEST_RUN/a and b)"
 	fi
-	read -r ia0 ia1 <<<"$ma"
-	read -r ib0 ib1 <<<"$mb"
-	printf 'snd_insn=%s\nrcv_insn=%s\n' "$((ia1 - ia0))" "$((ib1 - ib0))" >>"$outf"
+	printf 'snd_insn=%s\nrcv_insn=%s\n' "$ia" "$ib" >>"$outf"
 	((ca >= 0 && cb >= 0)) || return 0
-	cache_counts snd a "$ca" >>"$outf" && cache_counts rcv b "$cb" >>"$outf" ||
-		die "$E_FAIL" "service demand for $row: the skbt-cache plugin did not write two marks per guest (cache.log in $GUEST_RUN/a and b)"
-}
-
-# cache_counts PREFIX GUEST FROM: the skbt-cache plugin's counts between
-# the two marks the guest's plugin wrote after its first FROM lines, as
-# PREFIX_data_accesses, PREFIX_l1d_misses, PREFIX_l2_misses; fails
-# unless there are two marks.
-cache_counts() {
-	awk -v p="$1" -v from="$3" 'NR > from { n++; for (i = 1; i <= 3; i++) v[n, i] = $i }
-	END {
-		if (n != 2) exit 1
-		printf "%s_data_accesses=%d\n%s_l1d_misses=%d\n%s_l2_misses=%d\n", p, v[2, 1] - v[1, 1], p, v[2, 2] - v[1, 2], p, v[2, 3] - v[1, 3]
-	}' "$GUEST_RUN/$2/cache.log"
+	local side g n d
+	for side in snd:a:$ca rcv:b:$cb; do
+		IFS=: read -r side g n <<<"$side"
+		d=$(mark_deltas "$GUEST_RUN/$g/cache.log" "$n") ||
+			die "$E_FAIL" "service demand for $row: the skbt-cache plugin did not write two marks in $GUEST_RUN/$g/cache.log"
+		read -r ia ib n <<<"$d"
+		printf '%s_data_accesses=%s\n%s_l1d_misses=%s\n%s_l2_misses=%s\n' "$side" "$ia" "$side" "$ib" "$side" "$n" >>"$outf"
+	done
 }
 
 # perf_stat_wanted: RIG_PERF_STAT=1, or auto under KVM (where guest

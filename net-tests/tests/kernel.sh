@@ -357,24 +357,22 @@ cache_boot() {
 # interrupts: 2,000-17,000 accesses and up to ~600 L1D misses measured)
 # up to 10 % of the reads in accesses, 5 % in misses.
 t_cache_known_answer() {
-	local f=$GUEST_RUN/a/cache.log c kib passes want n got reads=262144
+	local f=$GUEST_RUN/a/cache.log c kib passes want n d got reads=262144
 	[[ -f "$f" ]] || { reason "no cache.log: the skbt-cache plugin did not load (see $GUEST_RUN/a/qemu.log)"; return 1; }
 	for c in "16 1024 none" "256 64 l1d" "8192 2 both"; do
 		read -r kib passes want <<<"$c"
 		n=$(wc -l <"$f")
 		guest_exec a "/src/net-tests/tools/skbt-walk $kib $passes" >&2 ||
 			{ reason "skbt-walk $kib $passes failed in guest a"; return 1; }
-		got=$(awk -v from="$n" -v reads="$reads" -v want="$want" -v kib="$kib" '
-			NR == from + 1 { for (i = 1; i <= 3; i++) v[i] = $i }
-			NR == from + 2 { a = $1 - v[1]; l1 = $2 - v[2]; l2 = $3 - v[3]; m = 1 }
+		d=$(mark_deltas "$f" "$n") || { reason "skbt-walk $kib KiB: no two marks in cache.log"; return 1; }
+		got=$(awk -v reads="$reads" -v want="$want" -v kib="$kib" -v d="$d" '
 			function near(x, w) { return w ? (x >= w && x <= w * 1.05) : x <= reads * 0.05 }
 			function within(x) { return x >= reads && x <= reads * 1.1 }
-			END {
-				if (!m) { print "skbt-walk " kib " KiB: no two marks in cache.log"; exit 1 }
+			BEGIN {
+				split(d, c, " "); a = c[1]; l1 = c[2]; l2 = c[3]
 				printf "%d KiB: %d accesses, %d L1D misses, %d L2 misses (reads %d; want misses in %s)\n", kib, a, l1, l2, reads, want
-				ok = within(a) && near(l1, want == "none" ? 0 : reads) && near(l2, want == "both" ? reads : 0)
-				exit !ok
-			}' "$f") || { reason "${got:-no counts}"; return 1; }
+				exit !(within(a) && near(l1, want == "none" ? 0 : reads) && near(l2, want == "both" ? reads : 0))
+			}') || { reason "$got"; return 1; }
 		printf '%s\n' "$got" >&2
 	done
 }

@@ -181,10 +181,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
 						 insn_counts(insn));
-		if (skbt_is_marker(insn))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark,
-							       QEMU_PLUGIN_CB_NO_REGS,
-							       NULL);
+		skbt_watch_marker(insn, mark);
 	}
 }
 

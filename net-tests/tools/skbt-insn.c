@@ -45,10 +45,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-		if (skbt_is_marker(insn))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark,
-							       QEMU_PLUGIN_CB_NO_REGS,
-							       NULL);
+		skbt_watch_marker(insn, mark);
 	}
 }
 

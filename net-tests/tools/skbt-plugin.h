@@ -86,11 +86,15 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 /* nopl 0xdeadbeef(%rax): skbt-mark.c executes exactly these bytes */
 static const unsigned char skbt_marker[] = { 0x0f, 0x1f, 0x80, 0xef, 0xbe, 0xad, 0xde };
 
-/* Whether INSN is skbt-mark's marker instruction. */
-static inline bool skbt_is_marker(const struct qemu_plugin_insn *insn)
+/* Calls MARK each time the guest executes INSN, if it is the marker. */
+static inline void skbt_watch_marker(struct qemu_plugin_insn *insn,
+				     qemu_plugin_vcpu_udata_cb_t mark)
 {
-	return qemu_plugin_insn_size(insn) == sizeof(skbt_marker) &&
-	       !memcmp(qemu_plugin_insn_data(insn), skbt_marker, sizeof(skbt_marker));
+	if (qemu_plugin_insn_size(insn) == sizeof(skbt_marker) &&
+	    !memcmp(qemu_plugin_insn_data(insn), skbt_marker, sizeof(skbt_marker)))
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, mark,
+						       QEMU_PLUGIN_CB_NO_REGS,
+						       NULL);
 }
 
 /*
