@@ -12,7 +12,7 @@
 # esp_output() call (1 ns = 1 instruction at shift=0), independent of the
 # host's load; throughput under -icount mixes virtual and real time and
 # is not comparable with a run without it.  Guests under -icount boot
-# with RIG_ICOUNT_APPEND (clearcpuid=erms: TCG counts every iteration of
+# with GUEST_ICOUNT_APPEND (clearcpuid=erms: TCG counts every iteration of
 # rep movsb as an instruction, so 6.1's ERMS memcpy() would count once
 # per byte; without ERMS it is a loop of 8-byte moves, as on 6.12 where
 # QEMU offers no FSRM).  Under --icount each non-ICMP
@@ -20,7 +20,7 @@
 # per KB delivered over a fixed transfer, from each guest's busy time.
 # Without --icount, the run has a second phase (--instr-pairs, default
 # 3 pairs: LKP's minimum for the per-KB figures, which are judged as noisy): the same rows but ICMP, booted under QEMU -icount
-# RIG_BENCH_ICOUNT, cost and service-demand passes only (no throughput
+# BENCH_ICOUNT, cost and service-demand passes only (no throughput
 # pass: its Mbit/s would mix virtual and real time), in DIR/instr, so
 # that one make bench prints the throughput table and the deterministic
 # instruction columns (instructions per esp_output() call, sender and
@@ -103,7 +103,7 @@ usage() {
 		                     empty = off; then see --instr-pairs)
 		  --instr-pairs N    without --icount: boot pairs of the instruction phase
 		                     (default 3; 0 = none): the rows but ICMP under
-		                     -icount RIG_BENCH_ICOUNT, instructions per call and
+		                     -icount BENCH_ICOUNT, instructions per call and
 		                     per KB only, in DIR/instr with its own verdict
 		  --link L           the guests' link, tap or socket (default: RIG_LINK;
 		                     empty = tap if this run can make it, else socket)
@@ -227,7 +227,7 @@ pair_order() {
 }
 
 # The instruction phase's -icount (INSTR_ICOUNT) and plugin setting
-# (INSTR_INSN): RIG_BENCH_ICOUNT with the plugin as RIG_INSN says; with
+# (INSTR_INSN): BENCH_ICOUNT with the plugin as RIG_INSN says; with
 # several vCPUs no -icount (QEMU 7.2 hangs bringing up the second vCPU
 # under -icount, both shift=0 and auto: measured) but the plugin on one
 # TCG thread, which counts per KB exactly without it (the per-call
@@ -235,7 +235,7 @@ pair_order() {
 if ((RIG_SMP > 1)); then
 	INSTR_ICOUNT='' INSTR_INSN=1
 else
-	INSTR_ICOUNT=$RIG_BENCH_ICOUNT INSTR_INSN=$RIG_INSN
+	INSTR_ICOUNT=$BENCH_ICOUNT INSTR_INSN=$RIG_INSN
 fi
 
 # dry_qemu PHASE ICOUNT [INSN]: the QEMU command lines of that phase's guests
@@ -251,7 +251,7 @@ link_choose
 if ((RIG_DRY_RUN)); then
 	for v in "${variants[@]}"; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v"; done
 	printf 'sysctls: %s\nicount: %s%s\n' "${sysctls[*]:-none}" "${RIG_ICOUNT:-off}" \
-		"${RIG_ICOUNT:+${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}}"
+		"${RIG_ICOUNT:+${GUEST_ICOUNT_APPEND:+ (guests +$GUEST_ICOUNT_APPEND)}}"
 	printf 'controls: %s\n' "$([[ "$controls" == - ]] && echo "report.py's default" || echo "${controls:-none}")"
 	printf 'accel: %s, %s vCPU(s) per guest, %s stream(s)\n' "$RIG_ACCEL" "$RIG_SMP" "$streams"
 	((profile == 0)) || printf 'profile: perf record on the sender over each ESP row'"'"'s fixed transfer, in the %s phase\n' \
@@ -271,7 +271,7 @@ if ((RIG_DRY_RUN)); then
 			"$RIG_SMP" "${irows[*]}" "$ipairs" "$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
 	elif ((${#irows[@]})); then
 		printf 'instruction phase: -icount %s%s, rows: %s\npairs: %s, order: %s\n' \
-			"$RIG_BENCH_ICOUNT" "${RIG_ICOUNT_APPEND:+ (guests +$RIG_ICOUNT_APPEND)}" "${irows[*]}" "$ipairs" \
+			"$BENCH_ICOUNT" "${GUEST_ICOUNT_APPEND:+ (guests +$GUEST_ICOUNT_APPEND)}" "${irows[*]}" "$ipairs" \
 			"$(for ((i = 1; i <= ipairs; i++)); do printf '%s ' "$(pair_order "$i")"; done)"
 	elif [[ "$RIG_ACCEL" == kvm ]]; then
 		echo "instruction phase: none (KVM: no -icount; per KB: the throughput pass's /proc/stat CPU, and perf stat cycles and instructions where the guest has a PMU)"
@@ -300,19 +300,30 @@ build_s=$((SECONDS - t0))
 out=${out:-$RIG_RESULTS/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 log "results in $out"
-# The phase being run: its folder, rows, pairs and passes (all: the
-# throughput, accounting, cost and, under -icount, service-demand
-# passes; instr: cost and service-demand only).
+# The phases as data: the passes each runs on a row (a pass skips the
+# rows it does not apply to: no throughput or cost pass for ICMP, no
+# accounting or cost pass for a plaintext row, service demand only with
+# -icount, perf stat or the instruction plugin, profile with --profile
+# in the phase profmode names).
+declare -A PHASE_PASSES=(
+	[all]="throughput demand acct cost profile"
+	[instr]="demand cost profile"
+)
+# The phase being run: its folder, rows, pairs and passes (mode: a key
+# of PHASE_PASSES).
 pdir=$out prows=("${rows[@]}") ppairs=$pairs mode=all runs=''
+# phase_has PASS: the phase being run has PASS.
+phase_has() { [[ " ${PHASE_PASSES[$mode]} " == *" $1 "* ]]; }
 
 # kinfo KERNEL_DIR FIELD: a field of the installed kernel's info file.
 kinfo() { sed -n "s/^$2=//p" "$1/info" 2>/dev/null | head -n 1; }
 
-# demand_meta: the service-demand pass's settings (every RIG_DEMAND_*,
-# RIG_INSN) as a JSON object, names without the prefix, lower case.
+# demand_meta: the service-demand pass's constants (every DEMAND_*) and
+# RIG_INSN as a JSON object, names lower case without RIG_ (report.py's
+# "demand pass" line).
 demand_meta() {
 	local v n args=()
-	for v in $(compgen -v RIG_DEMAND_) RIG_INSN; do
+	for v in $(compgen -v DEMAND_) RIG_INSN; do
 		n=${v#RIG_}
 		args+=(--arg "${n,,}" "${!v}")
 	done
@@ -337,11 +348,11 @@ write_meta() {
 		--arg rows "${prows[*]}" --argjson pairs "$ppairs" --argjson secs "$secs" \
 		--argjson udplen "$udplen" --arg link "$RIG_LINK_USED" --arg link_why "$RIG_LINK_WHY" \
 		--arg accel "$RIG_ACCEL" --arg icount "$RIG_ICOUNT" --arg sysctls "${sysctls[*]}" \
-		--arg append "${RIG_ICOUNT:+$RIG_ICOUNT_APPEND}" \
+		--arg append "${RIG_ICOUNT:+$GUEST_ICOUNT_APPEND}" \
 		--arg mode "$mode" --arg instr "$([[ "$mode" == all ]] && ((${#irows[@]})) && echo instr)" \
 		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" --argjson streams "$streams" \
 		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
-		--argjson demand "$(demand_meta)" \
+		--argjson demand "$(demand_meta)" --argjson constants "$(constants_json)" \
 		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
 		--arg cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
 		--argjson cores "$(nproc)" --arg hostkernel "$(uname -r)" \
@@ -358,6 +369,7 @@ write_meta() {
 		  kernels: $kernels, git_describe: $git,
 		  host: {cpu_model: $cpu, cores: $cores, kernel: $hostkernel},
 		  qemu_version: $qemu, build_seconds: $build_s, demand: $demand,
+		  constants: $constants,
 		  controls: (if $controls == "-" then null
 		             else $controls | split(",") | map(select(. != "")) end)}' >"$pdir/meta.json"
 }
@@ -388,7 +400,7 @@ bench_boot() {
 		p=$ROW_PROTO child=$ROW_CHILD rmode=$ROW_MODE
 		ike=$(sed -n 's/^ike_up_seconds=//p' "$run/ike-up.out")
 		mbps=null cpu=null
-		if [[ "$mode" == all && "$p" != icmp ]]; then # ICMP rows are counted only
+		if phase_has throughput && [[ "$p" != icmp ]]; then # ICMP rows are counted only
 			local args=(-t "$secs") s0 s1 r0 r1
 			[[ "$p" == udp ]] && args+=(-b 0 -l "$udplen")
 			((streams == 1)) || args+=(-P "$streams")
@@ -403,7 +415,7 @@ bench_boot() {
 		esp=null acct=null cost=null cost_cow=null demand=null
 		# Service demand (only under -icount, where guest time counts
 		# instructions): fixed transfer, busy time of both guests.
-		if [[ "$p" != icmp ]] && { [[ -n "$RIG_ICOUNT" ]] || perf_stat_wanted || insn_plugin_wanted; }; then
+		if phase_has demand && [[ "$p" != icmp ]] && { [[ -n "$RIG_ICOUNT" ]] || perf_stat_wanted || insn_plugin_wanted; }; then
 			demand_row "$row" "$pdir/raw/$pair-$v-$row.demand"
 			demand=$(demand_json "$pdir/raw/$pair-$v-$row.demand" "$RIG_ICOUNT")
 		fi
@@ -412,21 +424,21 @@ bench_boot() {
 			[[ -z "$child" ]] || ipsec_check_up || die "$E_IKE" "row $row on $v (pair $pair): the tunnel went down during the run"
 			# Counting pass: fixed-size transfer under kprobes, after
 			# (never during) the throughput pass.
-			if [[ "$mode" == all ]]; then
+			if phase_has acct; then
 				acct_row "$row" "$pdir/raw/$pair-$v-$row.acct"
 				acct=$(acct_json "$pdir/raw/$pair-$v-$row.acct")
 			fi
 			# Cost passes, each with only its own probes: the row's
 			# encrypt function per call (esp_output(), WireGuard's
 			# encrypt_packet()), then skb_cow_data() per call.
-			if [[ "$p" != icmp ]]; then
+			if phase_has cost && [[ "$p" != icmp ]]; then
 				cost_row "$row" "$pdir/raw/$pair-$v-$row.cost" "$(row_cost_funcs "$rmode")"
 				cost=$(cost_json "$pdir/raw/$pair-$v-$row.cost")
 				cost_row "$row" "$pdir/raw/$pair-$v-$row.cost-cow" "skb_cow_data -"
 				cost_cow=$(cost_json "$pdir/raw/$pair-$v-$row.cost-cow")
 			fi
 			# Profile pass (--profile): its own transfer, perf on the sender
-			if ((profile)) && [[ "$p" != icmp && "$mode" == "$profmode" ]]; then
+			if ((profile)) && phase_has profile && [[ "$p" != icmp && "$mode" == "$profmode" ]]; then
 				profile_row "$row" "$pdir/profile/$pair-$v-$row.perf.data"
 			fi
 			if [[ -n "$child" ]]; then
@@ -435,8 +447,12 @@ bench_boot() {
 			fi
 			row_down "$row"
 		fi
-		printf '{"pair":%d,"variant":"%s","row":"%s","link":"%s","streams":%d,"smp":%d,"mbps":%s,"cpu":%s,"ike_up_s":%s,"esp_packets_rx":%s,"boot_s":%d,"raw":"raw/%s","acct":%s,"cost":%s,"cost_cow":%s,"demand":%s}\n' \
-			"$pair" "$v" "$row" "$RIG_LINK_USED" "$streams" "$RIG_SMP" "$mbps" "$cpu" "${ike:-null}" "$esp" "$boot_s" "$pair-$v-$row.json" "$acct" "$cost" "$cost_cow" "$demand" >>"$runs"
+		# the row's record (runs.jsonl; report.py reads it)
+		jq -nc --argjson pair "$pair" --arg variant "$v" --arg row "$row" --arg link "$RIG_LINK_USED" \
+			--argjson streams "$streams" --argjson smp "$RIG_SMP" --argjson mbps "$mbps" --argjson cpu "$cpu" \
+			--argjson ike_up_s "${ike:-null}" --argjson esp_packets_rx "$esp" --argjson boot_s "$boot_s" \
+			--arg raw "raw/$pair-$v-$row.json" --argjson acct "$acct" --argjson cost "$cost" \
+			--argjson cost_cow "$cost_cow" --argjson demand "$demand" '$ARGS.named' >>"$runs"
 		printf '  pair %d %-8s %-28s %8s Mbit/s  %s%s%s%s\n' "$pair" "$v" "$row" "$mbps" \
 			"$(jq -r 'if . == null then "" else "CPU snd \(.snd_util_pct) % rcv \(.rcv_util_pct) % (\(.snd_us_per_kb) / \(.rcv_us_per_kb) us/KB); " end' <<<"$cpu")" \
 			"$(jq -r 'if . == null then "" else "in-place \(.inplace) page-frag \(.pagefrag) cow \(.cow) copied \(.copied_bytes) B per ESP pkt (\(.esp_packets) pkts)" end' <<<"$acct")" \

@@ -95,6 +95,20 @@ ROWS_QUICK=(
 	icmp-v4-transport-gcm-off
 )
 
+# The debug group's rows: one per ESP output path the series touches
+# under the sanitizers (no offload, offload module, AEAD and authenc,
+# UDP, IPv6 tunnel, fragments) and the WireGuard copy; the plain rows and
+# the autoload row add none.
+# shellcheck disable=SC2034 # the debug group's (net-tests/tests/debug.sh)
+ROWS_DEBUG=(
+	tcp-v4-transport-gcm-off udp-v4-transport-gcm-off
+	tcp-v4-transport-sha-off
+	tcp-v4-transport-gcm-on
+	tcp-v6-tunnel-gcm-off
+	tcp-v4-wg-off
+	icmp-v4-transport-gcm-off
+)
+
 # matrix_parse: MATRIX into MATRIX_VALUES[DIM] ("v1 v2 ...") and
 # MATRIX_ATTR[DIM.VALUE.KEY] (run again after changing MATRIX).
 declare -gA MATRIX_VALUES=() MATRIX_ATTR=()
@@ -220,11 +234,10 @@ matrix_offload_mods() {
 	for f in ${MATRIX_VALUES[family]}; do matrix_attr family "$f" offload_mod; done
 }
 
-# matrix_guest_env GUEST: guest.env lines for a or b (read by the guest's
-# init): NAME, and per family vN: IPN=ADDRESS/PLEN.
-matrix_guest_env() {
+# guest_env GUEST: guest.env lines for a or b (qemu-net/guests.sh's hook;
+# the guest's init reads them): per family vN, IPN=ADDRESS/PLEN.
+guest_env() {
 	local f
-	echo "NAME=$1"
 	for f in ${MATRIX_VALUES[family]}; do
 		echo "IP${f#v}=$(matrix_addr "$f" "$1")/$(matrix_attr family "$f" plen)"
 	done

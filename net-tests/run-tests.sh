@@ -51,6 +51,7 @@ usage() {
 		Usage: net-tests/run-tests.sh [-t GROUP]... [--list] [--dry-run] [--accel tcg|kvm]
 		                              [--link tap|socket] [--tree 6.1|6.12]
 		                              [--series DIR] [--baseline-series DIR]
+		                              [--budget SECONDS]
 		The rig's tests (make check): KTAP 1 on stdout (a guest script's or
 		module's own KTAP as an indented subtest), diagnostics as "# ..."
 		on stderr, logs in \$RIG_RESULTS/check-<time>/; the last line on stdout
@@ -65,6 +66,10 @@ usage() {
 		  --link L      the guests' link, tap or socket (default: RIG_LINK;
 		                empty = tap if this run can make it, else socket)
 		  --tree T      kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --budget S    a group not started S seconds after the run began
+		                is skipped, saying so (default: $CHECK_BUDGET, CI's
+		                90 minutes less a margin); the closing line counts
+		                the groups it left out
 		  --series DIR, --baseline-series DIR  the two kernels' series, as
 		                net-tests/bench.sh takes them (the series group
 		                checks DIR's patches)
@@ -80,6 +85,8 @@ usage() {
 	EOF
 }
 
+# The run's time budget (--budget): CI stops a run at 90 minutes.
+CHECK_BUDGET=5100
 sel=()
 list=0
 while (($#)); do
@@ -87,6 +94,12 @@ while (($#)); do
 	--list) list=1 ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
 	-t) opt_value "$@"; sel+=("$2"); shift ;;
+	--budget)
+		opt_value "$@"
+		[[ "$2" =~ ^-?[0-9]+$ ]] || usage_error "--budget needs seconds, not '$2'"
+		CHECK_BUDGET=$2
+		shift
+		;;
 	-h | --help) usage; exit 0 ;;
 	*) rig_option "$@" || usage_error "unknown option '$1'"; shift ;;
 	esac
@@ -124,6 +137,47 @@ TAP_RECORDS=$CHECK_DIR/records.tsv
 : >"$TAP_RECORDS"
 export CHECK_DIR TAP_RECORDS
 t0=$SECONDS
+
+# Prebuilds: the kernels of the debug and tree groups, built at nice 19
+# in the background while the earlier groups run, so that a cold run
+# builds them on the CPU time those groups leave idle (waits for guests,
+# IKE, one-threaded checks).  A group's own build-kernel.sh then waits
+# for the tree's lock and finds its kernel cached; a prebuild that
+# failed is the group's build failing again, with its log.  Logs:
+# prebuild-NAME.log.
+prebuild() {
+	local name=$1 pid
+	shift
+	setsid nice -n 19 "$@" >"$CHECK_DIR/prebuild-$name.log" 2>&1 </dev/null &
+	pid=$!
+	echo "# prebuild $name started in the background (nice 19, pid $pid)" >&2
+	defer prebuild_stop "$pid"
+}
+# prebuild_stop PID: a prebuild still running when the run ends is
+# stopped, its make and compilers with it (its own process group).
+prebuild_stop() {
+	kill -- "-$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+# group_on GROUP: GROUP will run (selected, and enabled or named).
+group_on() {
+	[[ " ${sel[*]} " == *" $1 "* ]] || return 1
+	case "$1:$RIG_CHECK_DEBUG:$RIG_CHECK_TREE" in
+	debug:0:* | tree:*:0) [[ "$CHECK_EXPLICIT" == *" $1 "* ]] ;;
+	esac
+}
+if group_on tree; then
+	for other in $RIG_TREES; do
+		[[ "$other" != "$RIG_TREE" ]] || continue
+		prebuild "tree-$other" env RIG_TREE="$other" bash -c \
+			'"$1" baseline && "$1" patched' - "$RIG_TOP/qemu-net/build-kernel.sh"
+		break
+	done
+fi
+
+# (exported: the tree group's nested run gets what is left of it)
+export CHECK_DEADLINE=$(($(date +%s) + CHECK_BUDGET))
+budget_out=()
 declare -A gstatus=()
 echo "KTAP version 1"
 echo "# logs: $CHECK_DIR"
@@ -133,6 +187,10 @@ for g in "${groups[@]}"; do
 	before=$(wc -l <"$TAP_RECORDS")
 	if [[ -n "$pre" && "${gstatus[$pre]:-ok}" != ok ]]; then
 		printf 'skip\t%s\tneeds group %s, which %s\n' "$g" "$pre" "${gstatus[$pre]}" >>"$TAP_RECORDS"
+	elif (($(date +%s) >= CHECK_DEADLINE)); then
+		printf 'skip\t%s\tnot started: the time budget of %ds was spent (%ds into the run)\n' \
+			"$g" "$CHECK_BUDGET" "$((SECONDS - t0))" >>"$TAP_RECORDS"
+		budget_out+=("$g")
 	else
 		echo "# == $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
 		grc=0
@@ -153,6 +211,10 @@ for g in "${groups[@]}"; do
 	fi
 	tap_print "$TAP_RECORDS" "$((before + 1))" "$g"
 	gstatus[$g]=$TAP_GROUP_STATUS
+	# (the debug kernel: once the build group has the tree's kernels)
+	if [[ "$g" == build && "$TAP_GROUP_STATUS" == ok ]] && group_on debug; then
+		prebuild debug "$RIG_TOP/qemu-net/build-kernel.sh" debug
+	fi
 done
 
 # After every group's scope has ended: nothing of this run may be left
@@ -208,5 +270,8 @@ done
 echo "1..$TAP_N"
 echo "# $((SECONDS - t0))s; logs: $CHECK_DIR"
 # The last line on stdout, alone (CI reads it).
-echo "$((TAP_N - TAP_FAILED - TAP_SKIPPED)) passed, $TAP_FAILED failed, $TAP_SKIPPED skipped"
+# (and, when the budget left groups out, which: never a silent pass)
+closing="$((TAP_N - TAP_FAILED - TAP_SKIPPED)) passed, $TAP_FAILED failed, $TAP_SKIPPED skipped"
+((${#budget_out[@]} == 0)) || closing+=" (not run, over the ${CHECK_BUDGET}s budget: ${budget_out[*]})"
+echo "$closing"
 ((TAP_FAILED == 0)) || exit "$E_FAIL"

@@ -15,8 +15,12 @@ usage() {
 		Usage: qemu-net/build-kernel.sh [--dry-run|--prepare|--config DIR [--untrimmed]] VARIANT
 		Build one guest kernel of the tree RIG_TREE (cached: an unchanged
 		tarball, config and series build nothing) and print its directory.
-		The config: x86_64_defconfig + kvm_guest.config + configs/trim.config
-		(drivers and filesystems the guests do not use, off) +
+		The config of the measured kernels (baseline and patched of the
+		first tree, 6.1): x86_64_defconfig + kvm_guest.config +
+		configs/trim.config (drivers and filesystems the guests do not
+		use, off) + configs/guest.config [+ series.config]; of the kernels
+		that only need to work (debug, and any kernel of another tree):
+		tinyconfig + kvm_guest.config + configs/minimal.config +
 		configs/guest.config [+ series.config] [+ configs/debug.config].
 		  VARIANT      baseline (tag base, + RIG_BASELINE_PATCHES if set),
 		               patched (base + the series RIG_PATCHES) or debug
@@ -27,7 +31,8 @@ usage() {
 		  --config DIR write the variant's .config into DIR (an O= folder,
 		               made if missing), build nothing
 		  --untrimmed  with --config: without configs/trim.config (what
-		               the build group compares the trimmed config with)
+		               the build group compares the trimmed config with;
+		               measured kernels only)
 		  -h, --help   this text
 		A series directory's series.config, if any, is merged into the
 		config (the rig's own series: configs/series.config).
@@ -66,8 +71,17 @@ patched | debug) ref=patched sdir=$RIG_PATCHES ;;
 esac
 ((trim || ${#cfgdir})) || usage_error "--untrimmed goes with --config"
 rig_settings_check --no-boot
+# The measured kernels build on x86_64_defconfig, trimmed; the others
+# (debug, another tree's) on tinyconfig + minimal.config.
+base=x86_64_defconfig
 fragpaths=("$RIG_TOP/configs/guest.config")
-((trim == 0)) || fragpaths=("$RIG_TOP/configs/trim.config" "${fragpaths[@]}")
+if [[ "$variant" == debug || "$RIG_TREE" != "${RIG_TREES%% *}" ]]; then
+	base=tinyconfig
+	((trim)) || usage_error "--untrimmed: only the measured kernels (baseline, patched of ${RIG_TREES%% *}) are trimmed"
+	fragpaths=("$RIG_TOP/configs/minimal.config" "${fragpaths[@]}")
+elif ((trim)); then
+	fragpaths=("$RIG_TOP/configs/trim.config" "${fragpaths[@]}")
+fi
 skey=none
 if [[ -n "$sdir" ]]; then
 	[[ -d "$sdir" ]] || die "$E_PATCH" "series directory $sdir not found"
@@ -99,7 +113,7 @@ mk=(make -j"$RIG_JOBS" O="$bdir" CC="ccache gcc" HOSTCC="ccache gcc"
 
 if ((dry)); then
 	printf 'variant=%s ref=%s key=%s\nseries=%s\nout=%s\n' "$variant" "$ref" "$key" "${sdir:-none}" "$out"
-	printf '%q ' "${mk[@]}" x86_64_defconfig; echo
+	printf '%q ' "${mk[@]}" "$base"; echo
 	printf '%q ' scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" \
 		kernel/configs/kvm_guest.config "${fragpaths[@]}"; echo
 	printf '%q ' "${mk[@]}" olddefconfig; echo
@@ -140,7 +154,7 @@ configure() {
 	cd "$src" || return
 	# (step runs this with errexit on; the explicit returns stay for
 	# whoever calls it from a condition)
-	"${mk[@]}" x86_64_defconfig || return
+	"${mk[@]}" "$base" || return
 	scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" \
 		kernel/configs/kvm_guest.config "${fragpaths[@]}" || return
 	"${mk[@]}" olddefconfig || return
@@ -163,7 +177,7 @@ configure() {
 	done <<<"$text"
 	return "$bad"
 }
-step "$logs/config-$variant.log" "configure $variant kernel (defconfig + kvm_guest + ${frags[*]})" configure ||
+step "$logs/config-$variant.log" "configure $variant kernel ($base + kvm_guest + ${frags[*]})" configure ||
 	die "$E_BUILD" "kernel config for $variant is not what configs/ asks for" "$logs/config-$variant.log"
 if [[ -n "$cfgdir" ]]; then
 	printf '%s\n' "$bdir/.config"

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Boot and drive the guest pair.  Sourced after lib.sh.
 #
-#   guest a ==== virtio-net ==== guest b   (addresses: net-tests/matrix.sh)
+#   guest a ==== virtio-net ==== guest b   (addresses: the caller's guest_env)
 #   link (qemu-net/link.sh, RIG_LINK / --link):
 #     tap     netdev tap,vnet_hdr=on: rigtap0 - rigbr0 - rigtap1 in a private
 #             netns of the run (checksum/SG/TSO offload in the guests)
@@ -11,6 +11,16 @@
 # (and the repository read-only as /src).  guest_exec writes a job file
 # there; the guest's init runs it and writes N.out and N.rc back.  The
 # serial console of each guest is logged to RUN/<name>/console.log.
+#
+# What a caller adds (this layer knows nothing of what runs on the link):
+#   guest_env NAME        a function printing guest NAME's guest.env lines
+#                         after NAME= (IP4=ADDRESS/PLEN, IP6=...; the init
+#                         puts them on eth0); none: eth0 up, no address
+#   guest_qemu_args NAME DIR  a function printing more QEMU arguments for
+#                         guest NAME, one a line (DIR: its run folder),
+#                         e.g. -plugin; a -plugin makes a multi-vCPU TCG
+#                         guest run on one host thread (thread=single),
+#                         so a plugin's counts are one sum
 
 # (sourced once per shell: a second time would forget the guests)
 [[ -z "${RIG_GUESTS_SH:-}" ]] || return 0
@@ -19,12 +29,20 @@ RIG_GUESTS_SH=1
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=qemu-net/link.sh
 . "$RIG_TOP/qemu-net/link.sh"
-# shellcheck source=net-tests/matrix.sh
-. "$RIG_TOP/net-tests/matrix.sh"
 
 GUEST_NAMES=(a b)
 declare -A GUEST_PID=()
 GUEST_RUN=
+# What a caller may change (assign it, or set it for one guests_start
+# call): seconds for a guest's init to report ready; seconds a job may
+# run when its caller gives no limit; more kernel command line under
+# -icount (clearcpuid=erms makes 6.1's memcpy() a loop, counted per 8
+# bytes, not a rep movsb, counted per byte); a pcap file for a capture
+# of guest a's link (QEMU filter-dump; empty: none).
+GUEST_BOOT_TIMEOUT=90
+GUEST_EXEC_TIMEOUT=300
+GUEST_ICOUNT_APPEND=clearcpuid=erms
+GUEST_WIRE_PCAP=
 
 # guests_start RUNDIR KERNEL_DIR [extra kernel cmdline]
 guests_start() {
@@ -44,28 +62,30 @@ guests_start() {
 	[[ "$RIG_LINK_USED" == socket ]] && LINK_PORT=$(free_port)
 	link_start "$run"
 	mapfile -t wrap < <(link_wrap)
-	# RIG_INSN: the skbt-insn plugin counts each guest's instructions,
-	# written at every skbt-mark (the service-demand pass)
-	# (RIG_INSN=cache: also the skbt-cache plugin's misses)
-	local insn=0 plugin
-	if insn_plugin_wanted; then
-		((RIG_DRY_RUN)) || make -s -C "$RIG_TOP/net-tests/tools" skbt-insn.so skbt-cache.so skbt-mark skbt-walk >&2 ||
-			die "$E_BUILD" "net-tests/tools: the QEMU plugins do not build"
-		insn=1
-	fi
+	# The caller's QEMU arguments per guest (guest_qemu_args, above).
+	local -A qargs=()
+	local plugins=0 out lines=()
+	for g in "${GUEST_NAMES[@]}"; do
+		declare -F guest_qemu_args >/dev/null || break
+		out=$(guest_qemu_args "$g" "$run/$g") || return
+		[[ -n "$out" ]] || continue
+		mapfile -t lines <<<"$out"
+		[[ " ${lines[*]} " != *" -plugin "* ]] || plugins=1
+		qargs[$g]=$(printf '%q ' "${lines[@]}")
+	done
 	case "$RIG_ACCEL" in
 	tcg)
 		accel=(-accel tcg -cpu max)
 		# The plugin's one counter is exact over several vCPUs only
 		# when one host thread runs them in turn (-icount implies it).
-		((insn == 0 || RIG_SMP == 1)) || accel=(-accel "tcg,thread=single" -cpu max)
+		((plugins == 0 || RIG_SMP == 1)) || accel=(-accel "tcg,thread=single" -cpu max)
 		# Guest time counts instructions (2^shift ns each), so in-guest
 		# timings no longer depend on the host's load (bench --icount);
-		# RIG_ICOUNT_APPEND (clearcpuid=erms) keeps TCG from counting a
+		# GUEST_ICOUNT_APPEND (clearcpuid=erms) keeps TCG from counting a
 		# rep movsb memcpy() once per byte.
 		if [[ -n "$RIG_ICOUNT" ]]; then
 			accel+=(-icount "$RIG_ICOUNT")
-			extra+="${extra:+ }$RIG_ICOUNT_APPEND"
+			extra+="${extra:+ }$GUEST_ICOUNT_APPEND"
 		fi
 		;;
 	kvm)
@@ -79,7 +99,10 @@ guests_start() {
 	for i in 0 1; do
 		g=${GUEST_NAMES[i]}
 		mkdir -p "$run/$g/jobs"
-		matrix_guest_env "$g" >"$run/$g/guest.env"
+		{
+			echo "NAME=$g"
+			! declare -F guest_env >/dev/null || guest_env "$g"
+		} >"$run/$g/guest.env"
 		local cmd=("${wrap[@]}" qemu-system-x86_64 -nodefaults -no-user-config -name "rig-$g"
 			"${accel[@]}" -smp "$RIG_SMP" -m "$RIG_MEM" -display none -no-reboot
 			-kernel "$kdir/bzImage" -initrd "$initrd"
@@ -91,18 +114,9 @@ guests_start() {
 			-device "virtio-9p-pci,fsdev=rig,mount_tag=rig"
 			-fsdev "local,id=src,path=$RIG_TOP,security_model=none,readonly=on"
 			-device "virtio-9p-pci,fsdev=src,mount_tag=src")
-		plugin="file=$RIG_TOP/net-tests/tools/skbt-insn.so,out=$run/$g/insn.log"
-		((RIG_SMP == 1)) || plugin+=,single=on
-		((insn == 0)) || cmd+=(-plugin "$plugin")
-		if ((insn)) && [[ "$RIG_INSN" == cache ]]; then
-			plugin="file=$RIG_TOP/net-tests/tools/skbt-cache.so,out=$run/$g/cache.log"
-			((RIG_SMP == 1)) || plugin+=,single=on
-			# (a study's: the misses by instruction address too)
-			[[ -z "${GUEST_CACHE_PCS:-}" ]] || plugin+=",pcs=$run/$g/cache-pcs.log"
-			cmd+=(-plugin "$plugin")
-		fi
-		if [[ -n "$RIG_WIRE_PCAP" && $i == 0 ]]; then
-			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$RIG_WIRE_PCAP")
+		[[ -z "${qargs[$g]:-}" ]] || eval "cmd+=(${qargs[$g]})"
+		if [[ -n "$GUEST_WIRE_PCAP" && $i == 0 ]]; then
+			cmd+=(-object "filter-dump,id=dump0,netdev=n0,file=$GUEST_WIRE_PCAP")
 		fi
 		# RIG_PIN: guest i's QEMU (all its threads) on the i-th CPU
 		# this run may use (modulo their number), so the two never share
@@ -124,7 +138,7 @@ guests_start() {
 	done
 	((RIG_DRY_RUN)) && return 0
 	for g in "${GUEST_NAMES[@]}"; do
-		guest_wait_ready "$g" "$RIG_BOOT_TIMEOUT" || return
+		guest_wait_ready "$g" "$GUEST_BOOT_TIMEOUT" || return
 	done
 }
 
@@ -142,18 +156,6 @@ pin_cpus() {
 		local all=("$@")
 		echo "${all[i % n]}"
 	fi
-}
-
-# insn_plugin_wanted: RIG_INSN=1, or auto with -icount and TCG.  With
-# several vCPUs (RIG_SMP) the plugin counts their sum, exact since one
-# host thread runs them in turn (thread=single; -icount implies it).
-insn_plugin_wanted() {
-	case "$RIG_INSN" in
-	1 | cache) [[ "$RIG_ACCEL" == tcg ]] ||
-		die "$E_USAGE" "RIG_INSN=$RIG_INSN needs TCG (the plugins are TCG's)" ;;
-	auto) [[ -n "$RIG_ICOUNT" && "$RIG_ACCEL" == tcg ]] ;;
-	*) return 1 ;;
-	esac
 }
 
 free_port() {
@@ -212,7 +214,7 @@ guest_wait_ready() {
 # output goes to stdout, its exit status is returned.  Returns 124 on
 # timeout; a dead guest ends the run (exit 7) with its console.
 guest_exec() {
-	local timeout=$RIG_EXEC_TIMEOUT
+	local timeout=$GUEST_EXEC_TIMEOUT
 	[[ "$1" == -t ]] && { timeout=$2; shift 2; }
 	local g=$1 script=$2 n dir
 	dir=$GUEST_RUN/$g/jobs

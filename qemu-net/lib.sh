@@ -32,7 +32,7 @@ export E_FAIL E_USAGE E_PKG E_SKIP E_PATCH E_BUILD E_GUEST E_IKE E_TRAFFIC
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 # die CODE MESSAGE [LOGFILE]: print the message, the tail of the log
-# that explains it, and exit with CODE.  Inside a test (net-tests/lib/tap.sh
+# that explains it, and exit with CODE.  Inside a test (the test harness
 # sets REASON_FILE) the message is also the test's reason.
 die() {
 	local code=$1 msg=$2 file=${3:-}
@@ -48,8 +48,8 @@ die() {
 
 # The command line.  Every entry point defines usage(), which prints its
 # usage on stdout (-h/--help: exit 0), and parses all its options before
-# it does any work (net-tests/tests/static.sh runs each one with --help
-# and with a bad option, with the commands that do work replaced).
+# it does any work (the static tests run each one with --help and with
+# a bad option, with the commands that do work replaced).
 # usage_error MESSAGE: bad usage: the usage and MESSAGE on stderr, exit
 # E_USAGE.
 usage_error() {
@@ -126,19 +126,14 @@ rig_settings_check() {
 			if [[ -e "$RIG_KVM_DEV" ]]; then ls -l "$RIG_KVM_DEV"; else echo "not there (no KVM on this machine, or the kvm module is not loaded)"; fi
 		); use --accel tcg"
 	fi
-	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE RIG_PIN RIG_DEMAND_QUICKACK; do
+	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE RIG_PIN; do
 		[[ "${!v}" == [01] ]] || die "$E_USAGE" "$v must be 0 or 1, not '${!v}'"
 	done
-	for v in RIG_JOBS RIG_MEM RIG_SMP RIG_STREAMS RIG_BOOT_TIMEOUT RIG_EXEC_TIMEOUT RIG_TAIL RIG_IKE_DOWN_TIMEOUT \
-		RIG_DEBUG_MEM RIG_DEBUG_BOOT_TIMEOUT RIG_DEBUG_IKE_DOWN_TIMEOUT RIG_DEBUG_SMP RIG_DEBUG_FAILSLAB RIG_ACCT_UDP_LEN RIG_DEMAND_PORT; do
+	for v in RIG_JOBS RIG_MEM RIG_SMP RIG_STREAMS RIG_TAIL; do
 		[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "$v must be a positive number, not '${!v}'"
 	done
 	[[ "$RIG_INSN" == @(auto|0|1|cache) ]] || die "$E_USAGE" "RIG_INSN must be auto, 0, 1 or cache, not '$RIG_INSN'"
 	[[ "$RIG_PERF_STAT" == @(auto|0|1) ]] || die "$E_USAGE" "RIG_PERF_STAT must be auto, 0 or 1, not '$RIG_PERF_STAT'"
-	[[ "$RIG_DEMAND_RATE" =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] ||
-		die "$E_USAGE" "RIG_DEMAND_RATE must be 0 or a rate in bits/s like 10M, not '$RIG_DEMAND_RATE'"
-	[[ "$RIG_DEMAND_UDP_RATE" =~ ^[1-9][0-9]*[KMG]?$ ]] ||
-		die "$E_USAGE" "RIG_DEMAND_UDP_RATE must be a rate in bits/s like 50M, not '$RIG_DEMAND_UDP_RATE'"
 }
 
 # rig_tree_set TREE: the kernel tree every command of this run uses
@@ -329,7 +324,7 @@ trap 'rig_signal 143' TERM
 # whole body of a function called from if/while/||/&&/!, and for every
 # ( subshell ) or & job that body starts, even after "set -e" in them; a
 # process substitution is parsed and run afresh, so "set -e" in it holds.
-# (net-tests/tests/static.sh checks this on the running bash.)  The status
+# (the static tests check this on the running bash.)  The status
 # is the one the child's EXIT trap wrote to a file: "wait" on a process
 # substitution once returned another status than the child's (a loaded
 # "make check" recorded a test that returned 4 as failed; bash tracks

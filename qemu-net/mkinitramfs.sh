@@ -7,8 +7,6 @@
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=net-tests/matrix.sh
-. "$RIG_TOP/net-tests/matrix.sh"
 
 usage() {
 	cat <<-'EOF'
@@ -24,13 +22,15 @@ operands KERNEL_DIR 1 1 "$@"
 kdir=${RIG_OPERANDS[0]}
 [[ -f "$kdir/info" ]] || usage_error "$kdir is not an installed kernel (no info file)"
 
-# (perf: linux-perf, bookworm's perf 6.1, for net-tests/lib/profile.sh)
-# (bash: kselftest scripts; tc: iproute2's, busybox's applet has no clsact;
-# wg: wireguard-tools, the WireGuard rows)
+# The guests' userspace: Debian's binaries the tests run, no
+# configuration of theirs (what runs on the link brings its own through
+# the 9p shares).  (perf: linux-perf, bookworm's perf 6.1; bash:
+# kselftest scripts; tc: iproute2's, busybox's applet has no clsact;
+# wg: wireguard-tools)
 bins=(/bin/busybox /usr/sbin/ip /usr/bin/iperf3 /usr/lib/ipsec/charon
 	/usr/sbin/swanctl /usr/bin/tcpdump /usr/sbin/ethtool /usr/sbin/xtables-legacy-multi
 	/usr/bin/perf /bin/bash /usr/sbin/tc /usr/bin/wg)
-# iptables' match and target extensions (the func group's netfilter row)
+# iptables' match and target extensions
 xtables=/usr/lib/x86_64-linux-gnu/xtables
 plugins=(random nonce openssl kdf pem pkcs1 x509 pubkey kernel-netlink
 	socket-default vici updown)
@@ -39,10 +39,8 @@ for b in "${bins[@]}"; do
 done
 
 ukey=$({
-	echo userspace-v3
-	cat "$RIG_TOP/qemu-net/guest/init" "$RIG_TOP"/configs/strongswan/*
-	swanctl_conf initiator
-	swanctl_conf responder
+	echo userspace-v4
+	cat "$RIG_TOP/qemu-net/guest/init"
 	printf '%s\n' "${plugins[@]}"
 	dpkg-query -W bash busybox-static iproute2 iperf3 strongswan-charon \
 		strongswan-swanctl libstrongswan-standard-plugins tcpdump ethtool iptables libc6 linux-perf \
@@ -55,7 +53,7 @@ build_userspace() {
 	root=$(mktemp -d)
 	# shellcheck disable=SC2064
 	trap "rm -rf '$root'" RETURN
-	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/ipsec/plugins,etc/swanctl/conf.d,etc/swanctl/x509,etc/swanctl/x509ca,etc/swanctl/private,proc,sys,dev,tmp,run,rig,src}
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/ipsec/plugins,etc,proc,sys,dev,tmp,run,rig,src}
 	install -m 0755 "$RIG_TOP/qemu-net/guest/init" "$root/init"
 	cp /bin/busybox "$root/bin/busybox"
 	for f in $(/bin/busybox --list); do
@@ -89,13 +87,6 @@ build_userspace() {
 		mkdir -p "$root/lib64"
 		cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
 	}
-	cp "$RIG_TOP/configs/strongswan/strongswan.conf" "$root/etc/strongswan.conf"
-	# The IKE connections and children, from the matrix table.
-	swanctl_conf initiator >"$root/etc/swanctl/swanctl-initiator.conf"
-	swanctl_conf responder >"$root/etc/swanctl/swanctl-responder.conf"
-	# IKEv2 PSK made at build time, never committed.
-	printf 'secrets {\n\tike-rig {\n\t\tsecret = 0s%s\n\t}\n}\n' \
-		"$(head -c 32 /dev/urandom | base64)" >"$root/etc/swanctl/conf.d/secrets.conf"
 	echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
 	echo 'root:x:0:' >"$root/etc/group"
 	mkdir -p "$(dirname "$ucpio")"

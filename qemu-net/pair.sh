@@ -7,19 +7,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=qemu-net/guests.sh
 . "$RIG_TOP/qemu-net/guests.sh"
-# shellcheck source=net-tests/lib/ipsec.sh
-. "$RIG_TOP/net-tests/lib/ipsec.sh"
 
 usage() {
 	cat <<-'EOF'
 		Usage: qemu-net/pair.sh [--accel tcg|kvm] [--link tap|socket] [--tree 6.1|6.12]
 		                        [--series DIR] [--baseline-series DIR]
-		                        [--append ARGS] [--ike] [--keep] [--dry-run]
+		                        [--append ARGS] [--lib FILE]... [--run-dir DIR]
+		                        [--keep] [--dry-run]
 		                        VARIANT [-c CODE | SCRIPT]
 		Boot the guest pair on one kernel and run host-side bash against it;
 		the guests are stopped when it ends (or fails, or on ^C).
 		  VARIANT      baseline, patched or debug (built first if not cached)
-		  -c CODE      bash to run, with guest_exec, ipsec_up, iperf_run, ...
+		  -c CODE      bash to run, with guest_exec, guest_alive, ... (and
+		               what the --lib files define)
 		  SCRIPT       a file of such bash
 		  --accel A    QEMU accelerator, tcg or kvm (default: RIG_ACCEL)
 		  --link L     the guests' link, tap (private netns, vnet_hdr offloads)
@@ -30,7 +30,10 @@ usage() {
 		               RIG_PATCHES, patches/); --baseline-series DIR that of
 		               VARIANT baseline (default: RIG_BASELINE_PATCHES, none)
 		  --append A   more kernel command line for both guests
-		  --ike        start charon in both guests (b responds, a initiates)
+		  --lib FILE   bash sourced before the guests boot (again for more):
+		               functions for CODE and the hooks guests.sh calls
+		               (guest_env: addresses; guest_qemu_args)
+		  --run-dir D  the run's folder (default: RIG_RESULTS/pair-TIME-PID)
 		  --keep       without CODE: keep the guests up (print how to reach
 		               them) until ^C
 		  --dry-run    print the build, initramfs and QEMU commands, boot nothing
@@ -38,17 +41,17 @@ usage() {
 		Settings: RIG_* variables, each documented with its default in qemu-net/defaults.sh.
 		Exit: CODE's status, or the rig's codes (2 bad usage, 3-9 see README.md).
 		Examples:
-		  qemu-net/pair.sh patched --ike -c 'ipsec_up v4-gcm-transport; guest_exec a "ping -c3 $(peer_addr v4)"'
 		  qemu-net/pair.sh baseline --keep
-		  qemu-net/pair.sh baseline --link socket --ike -c 'ipsec_up v4-gcm-transport'
+		  qemu-net/pair.sh patched -c 'guest_exec a "uname -r; ip -br link"'
 	EOF
 }
 
-append='' ike=0 keep=0 code='' script='' variant=''
+append='' keep=0 code='' script='' variant='' libs=() run=''
 while (($#)); do
 	case "$1" in
 	--append) opt_value "$@"; append=$2; shift ;;
-	--ike) ike=1 ;;
+	--lib) opt_value "$@"; libs+=("$2"); shift ;;
+	--run-dir) opt_value "$@"; run=$2; shift ;;
 	--keep) keep=1 ;;
 	--dry-run) RIG_DRY_RUN=1 ;;
 	-c) opt_value "$@"; code=$2; shift ;;
@@ -74,6 +77,11 @@ if [[ -n "$script" ]]; then
 	code=$(cat "$script")
 fi
 rig_settings_check
+for f in "${libs[@]}"; do
+	[[ -r "$f" ]] || usage_error "cannot read --lib FILE '$f'"
+	# shellcheck source=/dev/null
+	. "$f"
+done
 
 if ((RIG_DRY_RUN)); then
 	"$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$variant"
@@ -81,13 +89,12 @@ if ((RIG_DRY_RUN)); then
 else
 	kdir=$("$RIG_TOP/qemu-net/build-kernel.sh" "$variant")
 fi
-run=${RIG_RUN_DIR:-$RIG_RESULTS/pair-$(date +%Y%m%d-%H%M%S)-$$}
+[[ -n "$run" ]] || run=$RIG_RESULTS/pair-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$run"
 start=$SECONDS
 guests_start "$run" "$kdir" "$append"
 ((RIG_DRY_RUN)) && exit 0
 log "guest pair up in $((SECONDS - start))s ($run)"
-((ike)) && ipsec_start
 if [[ -n "$code" ]]; then
 	eval "$code"
 elif ((keep)); then

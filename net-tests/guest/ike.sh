@@ -10,7 +10,8 @@
 #                                      MOD (esp4_offload esp6_offload);
 #                                      auto: unload, and let the kernel load
 #                                      them with the first SA if it asks
-# The connections and modules come from the host (net-tests/matrix.sh).
+# The connections and modules come from the host (net-tests/matrix.sh,
+# written to /rig by ipsec_conf).
 # Exit: 0 ok, 8 IKE/ESP failure (the charon log is in /rig/charon.log).
 set -eu
 ip=/usr/sbin/ip
@@ -24,6 +25,12 @@ xfrm_empty() { [ -z "$($ip xfrm state)" ] && ! $ip xfrm policy | grep -q '^[[:sp
 case "${1:-}" in
 start)
 	role=$2
+	# strongswan.conf from the repository, swanctl.conf and the PSK from
+	# the host (ipsec_conf, net-tests/lib/ipsec.sh)
+	mkdir -p /etc/swanctl/conf.d /etc/swanctl/x509 /etc/swanctl/x509ca /etc/swanctl/private
+	cp /src/configs/strongswan/strongswan.conf /etc/strongswan.conf
+	cp /rig/swanctl.conf "/etc/swanctl/swanctl-$role.conf" || exit 8
+	cp /rig/secrets.conf /etc/swanctl/conf.d/secrets.conf || exit 8
 	[ -S /var/run/charon.vici ] || {
 		setsid /usr/lib/ipsec/charon >/rig/charon.out 2>&1 </dev/null &
 		slowwait 20 test -S /var/run/charon.vici || {

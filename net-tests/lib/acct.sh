@@ -7,7 +7,7 @@ RIG_ACCT_SH=1
 # shellcheck source=net-tests/lib/ipsec.sh
 . "$(dirname "${BASH_SOURCE[0]}")/ipsec.sh"
 
-# Transfer sizes: RIG_ACCT_*, RIG_DEMAND_* (qemu-net/defaults.sh).
+# Transfer sizes: ACCT_*, DEMAND_* (net-tests/constants.sh).
 ACCT_PING_SIZES=(56 1000 1400 3000)
 
 # acct_prepare KERNEL_DIR: offsets for that kernel into guest a's share.
@@ -25,7 +25,7 @@ transfer_cmd() {
 	peer=$ROW_PEER
 	case "$ROW_PROTO" in
 	tcp) echo "iperf3 -c $peer$o${6:+ $6} -n $2 -J >$4" ;;
-	udp) echo "iperf3 -c $peer$o -u ${7:--b 200M} -l $RIG_ACCT_UDP_LEN -n $3 -J >$4" ;;
+	udp) echo "iperf3 -c $peer$o -u ${7:--b 200M} -l $ACCT_UDP_LEN -n $3 -J >$4" ;;
 	*) return 1 ;;
 	esac
 }
@@ -36,7 +36,7 @@ acct_cmd() {
 	row_decode "$row" || return 1
 	p=$ROW_PROTO f=$ROW_FAMILY peer=$ROW_PEER
 	case "$p" in
-	tcp | udp) cmd=$(transfer_cmd "$row" "$RIG_ACCT_TCP_BYTES" "$RIG_ACCT_UDP_BYTES" /rig/acct-iperf.json) ;;
+	tcp | udp) cmd=$(transfer_cmd "$row" "$ACCT_TCP_BYTES" "$ACCT_UDP_BYTES" /rig/acct-iperf.json) ;;
 	icmp)
 		cmd=""
 		for s in "${ACCT_PING_SIZES[@]}"; do
@@ -140,24 +140,24 @@ acct_json() {
 # the default), an over-estimate otherwise.  The whole guest is counted
 # (iperf3, softirq, charon's idle wakeups).  Plaintext TCP on the tap
 # link costs ~1,300 instructions per KB, so those rows send more
-# (RIG_DEMAND_PLAIN_TCP_BYTES).
+# (DEMAND_PLAIN_TCP_BYTES).
 #
 # A fixed work mix, so that the figure is the kernel's and not the
 # interleaving's (net-tests/studies/demand-spread.sh, docs/history.md):
 # - b's snapshots are taken by a job of b's own around a one-off iperf3
-#   server (-1, RIG_DEMAND_PORT): b's job loop does not poll (10 wakeups
+#   server (-1, DEMAND_PORT): b's job loop does not poll (10 wakeups
 #   a second) while the transfer runs, as it did when the host took them;
-# - TCP with one ACK per segment (RIG_DEMAND_QUICKACK: a quickack host
+# - TCP with one ACK per segment (DEMAND_QUICKACK: a quickack host
 #   route on b towards a, GRO off on b): with delayed ACKs the receiver
 #   sent between 1 ACK per 3.6 and per 20 segments from one transfer to
 #   the next, and the sender decrypts every one of them; with GRO (tunnel
 #   mode's gro_cells, plaintext) TCP sees batches whose size is timing;
-# - UDP at a rate the receiver keeps up with (RIG_DEMAND_UDP_RATE, 50M):
+# - UDP at a rate the receiver keeps up with (DEMAND_UDP_RATE, 50M):
 #   at 200 Mbit/s under -icount the receiver lost 0.2-41 % and its figure
 #   spread 43 % across transfers, at 50 Mbit/s 0-0.3 % and 3.3 %;
 # - each side per KB it handled: the sender per KB sent, the receiver
 #   per KB received (a loss is paid for by the sender only);
-# - TCP's window bounded (RIG_DEMAND_WINDOW, iperf3 -w; 0: not) so that fewer
+# - TCP's window bounded (DEMAND_WINDOW, iperf3 -w; 0: not) so that fewer
 #   segments are in flight than the receiver's queues hold.
 
 # The guest command snapshotting its CPU time: /proc/stat's cpu line and
@@ -210,14 +210,14 @@ job_running() {
 	return 1
 }
 
-# demand_route add|del ROW: TCP rows with RIG_DEMAND_QUICKACK=1: guest
+# demand_route add|del ROW: TCP rows with DEMAND_QUICKACK=1: guest
 # b ACKs every segment TCP sees (a quickack host route towards the row's
 # source on the row's device) and TCP sees every segment (GRO off on b's
 # eth0, and on a functional row's own link device, whose gro_cells would
 # merge the decapsulated segments; xfrm's tunnel-mode gro_cells follow
 # eth0), or back; other rows: nothing.
 demand_route() {
-	[[ "$RIG_DEMAND_QUICKACK" == 1 && "$ROW_PROTO" == tcp ]] || return 0
+	[[ "$DEMAND_QUICKACK" == 1 && "$ROW_PROTO" == tcp ]] || return 0
 	local ip a=$ROW_SRC dev=$ROW_DEV devs=eth0 defer=/proc/sys/net/ipv4/tcp_backlog_ack_defer
 	ip="/usr/sbin/ip $(family_opt "$ROW_FAMILY")"
 	# 6.7+ (6.12): ACKs of segments processed from the socket backlog
@@ -239,7 +239,7 @@ demand_route() {
 # skbt-insn plugin snd_insn, rcv_insn: instructions between the marks)
 # in OUTFILE; the iperf3 JSON next to it (OUTFILE.json).
 demand_row() {
-	local row=$1 outf=$2 cmd tcp=$RIG_DEMAND_TCP_BYTES tcpo="" udpr="-b $RIG_DEMAND_UDP_RATE" a0 a1 b0 b1 out bjob rc=0 bytes sent
+	local row=$1 outf=$2 cmd tcp=$DEMAND_TCP_BYTES tcpo="" udpr="-b $DEMAND_UDP_RATE" a0 a1 b0 b1 out bjob rc=0 bytes sent
 	local bout=$GUEST_RUN/b/demand-job.out
 	local at0 an0 ai0 ao0 ar0 ac0 ax0 at1 an1 ai1 ao1 ar1 ac1 ax1
 	local bt0 bn0 bi0 bo0 br0 bc0 bx0 bt1 bn1 bi1 bo1 br1 bc1 bx1
@@ -254,18 +254,18 @@ demand_row() {
 		[[ ! -f "$GUEST_RUN/b/cache.log" ]] || cb=$(wc -l <"$GUEST_RUN/b/cache.log")
 	fi
 	row_decode "$row" || return 1
-	[[ "$ROW_MODE" != plain ]] || tcp=$RIG_DEMAND_PLAIN_TCP_BYTES
-	[[ "$RIG_DEMAND_WINDOW" == 0 ]] || tcpo="-w $RIG_DEMAND_WINDOW"
-	if [[ "$RIG_DEMAND_RATE" != 0 ]]; then
+	[[ "$ROW_MODE" != plain ]] || tcp=$DEMAND_PLAIN_TCP_BYTES
+	[[ "$DEMAND_WINDOW" == 0 ]] || tcpo="-w $DEMAND_WINDOW"
+	if [[ "$DEMAND_RATE" != 0 ]]; then
 		# TCP's own pacing (SO_MAX_PACING_RATE), iperf3's for UDP
-		tcpo+=" --fq-rate $RIG_DEMAND_RATE"
-		udpr="-b $RIG_DEMAND_RATE --pacing-timer 100"
-		tcp=$RIG_DEMAND_PACED_BYTES
+		tcpo+=" --fq-rate $DEMAND_RATE"
+		udpr="-b $DEMAND_RATE --pacing-timer 100"
+		tcp=$DEMAND_PACED_BYTES
 	fi
 	# RIG_STREAMS (bench --streams): that many flows, the bytes shared
-	local o="-p $RIG_DEMAND_PORT"
+	local o="-p $DEMAND_PORT"
 	((RIG_STREAMS == 1)) || o+=" -P $RIG_STREAMS"
-	cmd=$(transfer_cmd "$row" "$tcp" "$RIG_DEMAND_UDP_BYTES" /rig/demand-iperf.json \
+	cmd=$(transfer_cmd "$row" "$tcp" "$DEMAND_UDP_BYTES" /rig/demand-iperf.json \
 		"$o" "$tcpo" "$udpr") || return 0
 	demand_route add "$row"
 	# b: snapshot, a one-off server, snapshot, in one job (its own
@@ -277,7 +277,7 @@ demand_row() {
 		acmd="${ps}sh -c '$cmd'"
 		rm -f "$GUEST_RUN"/{a,b}/demand-perfstat.txt
 	fi
-	guest_exec -t 330 b "$snap0; echo @; ${ps}timeout 300 iperf3 -s -1 -p $RIG_DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $snap1; exit \$rc" >"$bout" &
+	guest_exec -t 330 b "$snap0; echo @; ${ps}timeout 300 iperf3 -s -1 -p $DEMAND_PORT >/rig/demand-server.log 2>&1; rc=\$?; echo @; $snap1; exit \$rc" >"$bout" &
 	bjob=$!
 	# until b runs that job, then a second for its server to listen: a
 	# fixed wait, since b cannot be asked while the job runs and a probe

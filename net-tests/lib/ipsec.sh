@@ -10,6 +10,10 @@ RIG_IPSEC_SH=1
 . "$(dirname "${BASH_SOURCE[0]}")/../../qemu-net/guests.sh"
 # shellcheck source=net-tests/matrix.sh
 . "$RIG_TOP/net-tests/matrix.sh"
+# shellcheck source=net-tests/constants.sh
+. "$RIG_TOP/net-tests/constants.sh"
+# shellcheck source=net-tests/lib/plugins.sh
+. "$RIG_TOP/net-tests/lib/plugins.sh"
 
 # The guest scripts, as the guests see the repository.
 G=/src/net-tests/guest
@@ -25,10 +29,25 @@ ike_fail() {
 	return "$E_IKE"
 }
 
+# ipsec_conf: each guest's swanctl.conf (from the matrix) and one fresh
+# PSK for both, into their run folders (/rig), where ike.sh start takes
+# them; never committed, never cached.
+ipsec_conf() {
+	local psk g role
+	psk=$(head -c 32 /dev/urandom | base64)
+	for g in a b; do
+		role=initiator
+		[[ "$g" == a ]] || role=responder
+		swanctl_conf "$role" >"$GUEST_RUN/$g/swanctl.conf"
+		printf 'secrets {\n\tike-rig {\n\t\tsecret = 0s%s\n\t}\n}\n' "$psk" >"$GUEST_RUN/$g/secrets.conf"
+	done
+}
+
 # ipsec_start: charon on both guests and iperf3's server on b, once per
 # boot; a new boot has the offload modules its guests booted with.
 ipsec_start() {
 	IPSEC_OFFLOAD=none
+	ipsec_conf
 	guest_exec b "$G/ike.sh start responder" >/dev/null || { ike_fail "charon failed to start on b"; return; }
 	guest_exec a "$G/ike.sh start initiator" >/dev/null || { ike_fail "charon failed to start on a"; return; }
 	guest_exec b "iperf3 -s -D --logfile /rig/iperf3-server.log" >/dev/null ||
@@ -90,7 +109,7 @@ ipsec_down() {
 	local g out ikes
 	ikes=$(matrix_connections | tr '\n' ' ')
 	for g in a b; do
-		out=$(guest_exec -t "$RIG_IKE_DOWN_TIMEOUT" "$g" "$G/ike.sh down $ikes") || {
+		out=$(guest_exec -t "$IKE_DOWN_TIMEOUT" "$g" "$G/ike.sh down $ikes") || {
 			printf '%s\n' "$out" >&2
 			ike_fail "SAs left behind on $g after teardown"
 			return

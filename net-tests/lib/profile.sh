@@ -55,12 +55,12 @@ profile_need_perf() {
 
 # profile_transfer_cmd ROW: the row's fixed-size transfer as a guest
 # shell command: the service-demand pass's sizes for TCP and UDP
-# (RIG_DEMAND_TCP_BYTES, RIG_DEMAND_UDP_BYTES: enough samples), the
+# (DEMAND_TCP_BYTES, DEMAND_UDP_BYTES: enough samples), the
 # accounting pass's pings for ICMP.
 profile_transfer_cmd() {
 	row_decode "$1" || return 1
 	case "$ROW_PROTO" in
-	tcp | udp) transfer_cmd "$1" "$RIG_DEMAND_TCP_BYTES" "$RIG_DEMAND_UDP_BYTES" /rig/profile-iperf.json ;;
+	tcp | udp) transfer_cmd "$1" "$DEMAND_TCP_BYTES" "$DEMAND_UDP_BYTES" /rig/profile-iperf.json ;;
 	*) acct_cmd "$1" ;;
 	esac
 }

@@ -6,7 +6,7 @@
 # /proc/kallsyms by cache-by-function.py.  A body for qemu-net/pair.sh,
 # run on each kernel under -icount as the bench's instruction phase:
 #   GUEST_CACHE_PCS=1 RIG_INSN=cache RIG_ICOUNT=shift=0,sleep=on \
-#     qemu-net/pair.sh baseline --ike net-tests/studies/cache-by-function.sh
+#     qemu-net/pair.sh --lib net-tests/lib/ipsec.sh baseline net-tests/studies/cache-by-function.sh
 # (then patched), and compare:
 #   net-tests/studies/cache-by-function.py OUT-baseline OUT-patched
 # Output: results/cache-by-function-VARIANT: the
@@ -15,6 +15,7 @@
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # shellcheck source=net-tests/lib/func.sh
 . "$RIG_TOP/net-tests/lib/func.sh"
+ipsec_start
 
 # shellcheck disable=SC2154 # pair.sh's variant and kernel directory
 out=$RIG_RESULTS/cache-by-function-$variant

@@ -8,7 +8,7 @@
 # kretprobe's own work, the same on both kernels).  A body for
 # qemu-net/pair.sh, under -icount as the bench's instruction phase:
 #   RIG_INSN=cache RIG_ICOUNT=shift=0,sleep=on \
-#     qemu-net/pair.sh baseline --ike net-tests/studies/cache-per-call.sh
+#     qemu-net/pair.sh --lib net-tests/lib/ipsec.sh baseline net-tests/studies/cache-per-call.sh
 # (then patched).  Prints one line: calls, and per call the medians and
 # means of instructions, data accesses, L1D and L2 misses; the marks in
 # results/cache-per-call-VARIANT.
@@ -16,6 +16,7 @@
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # shellcheck source=net-tests/lib/func.sh
 . "$RIG_TOP/net-tests/lib/func.sh"
+ipsec_start
 
 # shellcheck disable=SC2154 # pair.sh's variant and kernel directory
 out=$RIG_RESULTS/cache-per-call-$variant

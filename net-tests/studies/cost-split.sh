@@ -8,11 +8,12 @@
 # FSRM, else an unrolled 8-byte loop), and TCG under -icount counts
 # every iteration of a rep-prefixed instruction as one instruction.
 # A body for qemu-net/pair.sh (run it on each kernel):
-#   RIG_ICOUNT=shift=0,sleep=on qemu-net/pair.sh --tree 6.12 baseline --ike net-tests/studies/cost-split.sh
+#   RIG_ICOUNT=shift=0,sleep=on qemu-net/pair.sh --lib net-tests/lib/ipsec.sh --tree 6.12 baseline net-tests/studies/cost-split.sh
 # Output on stdout, one line per function:
 #   cost-split VARIANT FUNC calls=N median=I p10=I p90=I   (or "not probed")
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
+ipsec_start
 
 study_row='tcp-v4-transport-gcm-off'
 # shellcheck disable=SC2154 # pair.sh's VARIANT

@@ -10,14 +10,15 @@
 # by hand (IPv6: the guests' IPv4 has no AH, CONFIG_INET_AH is off);
 # WireGuard TCP and UDP (IPv4 and IPv6).
 # A body for qemu-net/pair.sh (run it on each kernel):
-#   qemu-net/pair.sh baseline --ike net-tests/studies/cow-callers.sh
-#   qemu-net/pair.sh patched --ike net-tests/studies/cow-callers.sh
+#   qemu-net/pair.sh --lib net-tests/lib/ipsec.sh baseline net-tests/studies/cow-callers.sh
+#   qemu-net/pair.sh --lib net-tests/lib/ipsec.sh patched net-tests/studies/cow-callers.sh
 # Output on stdout, one line per case, guest and key:
 #   cow-callers VARIANT CASE GUEST KEY=VALUE
 # shellcheck source=net-tests/lib/acct.sh
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # shellcheck source=net-tests/lib/func.sh
 . "$RIG_TOP/net-tests/lib/func.sh"
+ipsec_start
 
 # shellcheck disable=SC2154 # pair.sh's variant and kernel directory
 study_variant=$RIG_TREE/$variant

@@ -3,25 +3,25 @@
 # same fixed transfer, DS_REPS times per method in one boot, with both
 # guests' busy time and TCP segment counters.  A body for qemu-net/pair.sh
 # under -icount (busy ns = instructions at shift=0):
-#   RIG_ICOUNT=shift=0,sleep=on qemu-net/pair.sh baseline --ike net-tests/studies/demand-spread.sh
+#   RIG_ICOUNT=shift=0,sleep=on qemu-net/pair.sh --lib net-tests/lib/ipsec.sh baseline net-tests/studies/demand-spread.sh
 # Methods (DS_METHODS below):
 #   host    the demand pass before commit 258d54a: b snapshotted by the
 #           host before and after a's job (b's job loop polls every
 #           0.1 s meanwhile), iperf3's own server
-#   srv     the rig's demand_row with RIG_DEMAND_WINDOW=0 and
-#           RIG_DEMAND_QUICKACK=0: b's snapshots in a job of its own
+#   srv     the rig's demand_row with DEMAND_WINDOW=0 and
+#           DEMAND_QUICKACK=0: b's snapshots in a job of its own
 #           around a one-off iperf3 server, no polling on b
-#   srv-w   srv with the window bounded (RIG_DEMAND_WINDOW=DS_WINDOW)
-#   srv-qa  srv with one ACK per segment (RIG_DEMAND_QUICKACK=1: quickack
+#   srv-w   srv with the window bounded (DEMAND_WINDOW=DS_WINDOW)
+#   srv-qa  srv with one ACK per segment (DEMAND_QUICKACK=1: quickack
 #           route and GRO off on b)
 #   srv-w-qa  both: the rig's demand pass as it is
-#   paced   srv-w-qa paced at DS_RATE (RIG_DEMAND_RATE: TCP's own pacing),
+#   paced   srv-w-qa paced at DS_RATE (DEMAND_RATE: TCP's own pacing),
 #           DS_PACED_BYTES per transfer: every segment on its own
 #   nogso   srv-w-qa with the sender's TSO and GSO off (ethtool), plaintext
 #           TCP rows only, DS_BYTES per transfer
-#   udp-R   srv-w-qa with UDP at R bits/s (RIG_DEMAND_UDP_RATE=R), e.g.
+#   udp-R   srv-w-qa with UDP at R bits/s (DEMAND_UDP_RATE=R), e.g.
 #           udp-50M; UDP rows only (srv-w-qa: the rig's default rate)
-#   udpt-R  UDP paced at R (RIG_DEMAND_RATE=R: -b R --pacing-timer 100, a
+#   udpt-R  UDP paced at R (DEMAND_RATE=R: -b R --pacing-timer 100, a
 #           datagram per wakeup); UDP rows only
 # Kept outputs (docs/results/demand-spread/, README there): *.out at
 # 753d1eb (the study then had its own copy of the srv transfer and
@@ -38,12 +38,12 @@
 # shellcheck disable=SC2154 # pair.sh's variant
 . "$RIG_TOP/net-tests/lib/acct.sh"
 # What it runs (edit to vary; the window and size are the rig's settings
-# RIG_DEMAND_WINDOW and RIG_DEMAND_TCP_BYTES):
+# DEMAND_WINDOW and DEMAND_TCP_BYTES):
 DS_ROWS="tcp-v4-transport-gcm-off tcp-v6-tunnel-gcm-off tcp-v4-transport-sha-off tcp-v4-plain"
 DS_METHODS="srv-w-qa"
 DS_REPS=2
-DS_BYTES=$RIG_DEMAND_TCP_BYTES
-DS_WINDOW=$RIG_DEMAND_WINDOW
+DS_BYTES=$DEMAND_TCP_BYTES
+DS_WINDOW=$DEMAND_WINDOW
 DS_RATE=10M
 DS_PACED_BYTES=16M
 
@@ -68,7 +68,7 @@ ds_host() {
 }
 
 ds_one() { # ds_one ROW METHOD REP
-	local row=$1 m=$2 rep=$3 f=$GUEST_RUN/ds-$1-$2-$3 w=0 qa=0 rate=0 udpr=$RIG_DEMAND_UDP_RATE plain=$RIG_DEMAND_PLAIN_TCP_BYTES
+	local row=$1 m=$2 rep=$3 f=$GUEST_RUN/ds-$1-$2-$3 w=0 qa=0 rate=0 udpr=$DEMAND_UDP_RATE plain=$DEMAND_PLAIN_TCP_BYTES
 	[[ "$m" == *-w* ]] && w=$DS_WINDOW
 	[[ "$m" == *qa* ]] && qa=1
 	[[ "$m" != paced ]] || { w=$DS_WINDOW qa=1 rate=$DS_RATE; }
@@ -82,9 +82,9 @@ ds_one() { # ds_one ROW METHOD REP
 	if [[ "$m" == host ]]; then
 		ds_host "$row" "$f"
 	else
-		RIG_DEMAND_WINDOW=$w RIG_DEMAND_QUICKACK=$qa RIG_DEMAND_RATE=$rate RIG_DEMAND_PACED_BYTES=$DS_PACED_BYTES \
-			RIG_DEMAND_UDP_RATE=$udpr RIG_DEMAND_PLAIN_TCP_BYTES=$plain \
-			RIG_DEMAND_TCP_BYTES=$DS_BYTES demand_row "$row" "$f"
+		DEMAND_WINDOW=$w DEMAND_QUICKACK=$qa DEMAND_RATE=$rate DEMAND_PACED_BYTES=$DS_PACED_BYTES \
+			DEMAND_UDP_RATE=$udpr DEMAND_PLAIN_TCP_BYTES=$plain \
+			DEMAND_TCP_BYTES=$DS_BYTES demand_row "$row" "$f"
 	fi
 	[[ "$m" != nogso ]] || guest_exec a "ethtool -K eth0 tso on gso on" >&2
 	awk -F= -v v="$RIG_TREE/$variant" -v row="$row" -v m="$m" -v rep="$rep" '{ x[$1] = $2 }

@@ -5,7 +5,6 @@
 # and so the right-sized copy?".  A body for qemu-net/pair.sh, one boot
 # per kernel:
 #   qemu-net/pair.sh patched net-tests/studies/esp-paths.sh
-# (it starts charon itself: no --ike)
 # Per offload mode (EP_ORDER: off, then on) and per row of EP_ROWS
 # (func rows of net-tests/matrix.sh, IPv4, plus "esp": the plain
 # transport SA), one fixed iperf3 TCP transfer of EP_BYTES from a to b

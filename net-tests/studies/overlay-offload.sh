@@ -4,7 +4,6 @@
 # GRE over IPsec with esp4_offload loaded, libreswan issue 415)?  A body
 # for qemu-net/pair.sh, one boot per kernel:
 #   qemu-net/pair.sh baseline net-tests/studies/overlay-offload.sh
-# (it starts charon itself: no --ike)
 # Per offload mode in the order off, on, on, off (OO_ORDER) and per row of
 # OO_ROWS (func rows of net-tests/matrix.sh with a link of their own, plus
 # "esp": the same transport SA without an overlay), one iperf3 TCP

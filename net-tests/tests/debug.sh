@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # Group "debug": the patched tree built with KASAN (generic), SLUB_DEBUG
 # (booted with slub_debug=FZPU), KFENCE, kmemleak, PROVE_LOCKING and
-# failslab (configs/debug.config), guests with RIG_DEBUG_SMP vCPUs (2:
+# failslab (configs/debug.config), guests with DEBUG_SMP vCPUs (2:
 # lockdep sees ESP output and the crypto completions on two CPUs).
-# Functional tests on it: tunnel up, traffic on every quick-subset row,
+# Functional tests on it: tunnel up, traffic on each of ROWS_DEBUG,
 # the series' KUnit suites, ESP output with its head allocation failing
 # (failslab); then any KASAN,
 # KFENCE, slub or lockdep report, WARN, BUG or kmemleak leak in either
@@ -63,7 +63,7 @@ t_debug_build() {
 
 t_debug_rows() {
 	local row child p f mbps
-	for row in "${ROWS_QUICK[@]}"; do
+	for row in "${ROWS_DEBUG[@]}"; do
 		# (row_up: the SA, or a WireGuard row's link)
 		row_up "$row" >&2 || { reason "$row: SA or link not up"; return 1; }
 		p=$ROW_PROTO f=$ROW_FAMILY child=$ROW_CHILD
@@ -90,7 +90,7 @@ t_debug_kunit() {
 }
 
 # ESP output when its private head cannot be allocated: failslab fails
-# RIG_DEBUG_FAILSLAB % of guest a's non-sleeping kmalloc-2k/4k
+# DEBUG_FAILSLAB % of guest a's non-sleeping kmalloc-2k/4k
 # allocations (guest/failslab.sh) during the accounting transfer of a TCP
 # no-offload row and a byte-checked TCP transfer.  The packets whose head
 # allocation failed must take the baseline path (cow > 0 next to private
@@ -100,7 +100,7 @@ t_debug_alloc_failure() {
 	local row=tcp-v4-transport-gcm-off f=$CHECK_DIR/debug-failslab.acct out cow heads err inj
 	ipsec_row_up "$row" >&2 || { reason "$row: SA not up"; return 1; }
 	acct_prepare "$RIG_KERNELS/debug"
-	guest_exec a "$G/failslab.sh on $RIG_DEBUG_FAILSLAB" >&2 || { reason "failslab not armed (see log)"; return 1; }
+	guest_exec a "$G/failslab.sh on $DEBUG_FAILSLAB" >&2 || { reason "failslab not armed (see log)"; return 1; }
 	defer guest_exec a "$G/failslab.sh off"
 	acct_row "$row" "$f"
 	payload_check v4 tcp -n 2M -w 1448,65536 >&2 || { reason "TCP payload not intact under failslab"; return 1; }
@@ -109,7 +109,7 @@ t_debug_alloc_failure() {
 	cow=$(sed -n 's/^cow=//p' "$f") heads=$(sed -n 's/^head_allocs\.skb_cow_data=//p' "$f")
 	err=$(sed -n 's/^xfrm_stat_errors=//p' "$f")
 	printf '%s under failslab %s%%: %s failures injected, %s cows, %s heads from skb_cow_data, %s xfrm errors\n' \
-		"$row" "$RIG_DEBUG_FAILSLAB" "$inj" "$cow" "${heads:-0}" "$err" >&2
+		"$row" "$DEBUG_FAILSLAB" "$inj" "$cow" "${heads:-0}" "$err" >&2
 	((${inj:-0} > 0)) || { reason "no allocation failure injected"; return 1; }
 	# skb_cow_data()'s copy allocates its head (a 4 KiB one on this
 	# row); when that fails ESP drops the packet (XfrmOutStateProtoError)
@@ -168,7 +168,7 @@ t_debug_consoles() {
 # failslab itself stays off until t_debug_alloc_failure arms it.
 debug_boot() {
 	payload_build
-	RIG_MEM=$RIG_DEBUG_MEM RIG_SMP=$RIG_DEBUG_SMP RIG_BOOT_TIMEOUT=$RIG_DEBUG_BOOT_TIMEOUT \
+	RIG_MEM=$DEBUG_MEM RIG_SMP=$DEBUG_SMP GUEST_BOOT_TIMEOUT=$DEBUG_BOOT_TIMEOUT \
 		guests_start "$CHECK_DIR/debug" "$RIG_KERNELS/debug" \
 		"slub_debug=FZPU;FZPUA,kmalloc-2k,kmalloc-4k kmemleak=on pci=noacpi"
 	ipsec_start
@@ -180,10 +180,10 @@ group_debug() {
 		return
 	fi
 	# seen: 30 s was too short to terminate two IKE_SAs on this kernel
-	local RIG_IKE_DOWN_TIMEOUT=$RIG_DEBUG_IKE_DOWN_TIMEOUT
+	local IKE_DOWN_TIMEOUT=$DEBUG_IKE_DOWN_TIMEOUT
 	check_ok debug-build t_debug_build || return 0
 	check_setup debug-boot debug_boot
-	check debug-traffic-quick-rows t_debug_rows
+	check debug-traffic-rows t_debug_rows
 	check debug-kunit t_debug_kunit
 	check debug-esp-head-alloc-failure t_debug_alloc_failure
 	check debug-no-reports t_debug_consoles

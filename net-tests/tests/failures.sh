@@ -21,8 +21,9 @@ RIG_T_FAILURES_SH=1
 # shellcheck source=net-tests/lib/ipsec.sh
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
 
+# pair_cmd NAME PAIR_ARGS...: qemu-net/pair.sh with the IPsec helpers.
 pair_cmd() {
-	RIG_RUN_DIR=$CHECK_DIR/fail-$1 "$RIG_TOP/qemu-net/pair.sh" "${@:2}"
+	"$RIG_TOP/qemu-net/pair.sh" --run-dir "$CHECK_DIR/fail-$1" --lib "$RIG_TOP/net-tests/lib/ipsec.sh" "${@:2}"
 }
 
 t_fail_package() {
@@ -93,7 +94,7 @@ t_fail_ike() {
 	# The responder never answers: charon is not started on b.
 	# shellcheck disable=SC2016 # expanded by pair.sh
 	expect_exit "$E_IKE" "IKE: CHILD_SA v4-gcm-transport not established" "$CHECK_DIR/fail-ike.out" \
-		pair_cmd ike patched -c 'guest_exec a "$G/ike.sh start initiator" >/dev/null; ipsec_up v4-gcm-transport' ||
+		pair_cmd ike patched -c 'ipsec_conf; guest_exec a "$G/ike.sh start initiator" >/dev/null; ipsec_up v4-gcm-transport' ||
 		return
 	grep -q 'charon log of guest a' "$CHECK_DIR/fail-ike.out" || { reason "charon log not shown"; return 1; }
 }
@@ -109,14 +110,14 @@ t_fail_guest_killed() {
 	# b's QEMU is killed (SIGKILL) in the middle of a transfer from a.
 	# shellcheck disable=SC2016 # expanded by pair.sh
 	expect_exit "$E_GUEST" "guest b: died while guest a ran job" "$CHECK_DIR/fail-killed.out" \
-		pair_cmd killed patched --ike -c '(sleep 4; kill -9 "${GUEST_PID[b]}") & iperf_run "$GUEST_RUN/x.json" v4 tcp -t 20'
+		pair_cmd killed patched -c 'ipsec_start; (sleep 4; kill -9 "${GUEST_PID[b]}") & iperf_run "$GUEST_RUN/x.json" v4 tcp -t 20'
 }
 
 t_fail_torn_down() {
 	# The tunnel is torn down (IKE delete from b) during a transfer.
 	# shellcheck disable=SC2016 # expanded by pair.sh
 	expect_exit "$E_IKE" "tunnel torn down: guest a has 0 ESP SAs" "$CHECK_DIR/fail-torn.out" \
-		pair_cmd torn patched --ike -c 'ipsec_up v4-gcm-transport
+		pair_cmd torn patched -c 'ipsec_start; ipsec_up v4-gcm-transport
 			(sleep 2; guest_exec b "swanctl --terminate --ike v4" >/dev/null) & bg=$!
 			iperf_run "$GUEST_RUN/x.json" v4 tcp -t 5; wait "$bg"; ipsec_check_up'
 }

@@ -68,7 +68,7 @@ func_diag() {
 t_func() {
 	local row=$1 f
 	defer_scope_push
-	RIG_WIRE_PCAP=$CHECK_DIR/func-$row.pcap guests_start "$CHECK_DIR/func-$row" "$RIG_KERNELS/patched"
+	GUEST_WIRE_PCAP=$CHECK_DIR/func-$row.pcap guests_start "$CHECK_DIR/func-$row" "$RIG_KERNELS/patched"
 	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 	for FUNC_OFFLOAD in $(matrix_attr func "$row" offload | tr , ' '); do
 		ipsec_offload "$FUNC_OFFLOAD"

@@ -27,7 +27,7 @@ t_integrity() {
 	before=$(esp_packets b)
 	payload_check "$fam" tcp -n 2M -w 1,7,100,1000,1448,4096,65536 >&2 ||
 		{ reason "TCP payload not intact"; ipsec_down; return 1; }
-	payload_check "$fam" udp -l "$RIG_PAYLOAD_UDP_SIZES" -i 300 >&2 ||
+	payload_check "$fam" udp -l "$PAYLOAD_UDP_SIZES" -i 300 >&2 ||
 		{ reason "UDP payload not intact"; ipsec_down; return 1; }
 	after=$(esp_packets b)
 	((after - before > 2000)) || { reason "only $((after - before)) ESP packets for the transfers"; ipsec_down; return 1; }

@@ -27,7 +27,7 @@
 #    1": only skb_segment calls with SG, none on ESP GSO):
 #    acct-baseline-gso-segment-copies failed with "gso-segment-copies
 #    does not hold: ... skb_segment copies 0 B per ESP packet".
-#  - RIG_DEMAND_QUICKACK=0 (GRO left on, delayed ACKs) for t_demand on
+#  - DEMAND_QUICKACK=0 (GRO left on, delayed ACKs) for t_demand on
 #    the v6 tunnel row: failed with "receiver TCP saw 2130 segments of
 #    6223 sent (GRO batching them?)".
 #  - skbt-mark's marker changed by one byte (the plugin sees no mark):
@@ -138,10 +138,10 @@ t_cost() {
 # reader holds the socket, which TcpExtTCPBacklogCoalesce would count;
 # not measured).  Delayed ACKs (no quickack route) answer at most one
 # per two full segments, so the bound is 0.75.  A small transfer
-# (RIG_DEMAND_TCP_BYTES 8M); without -icount the busy times are ns.
+# (DEMAND_TCP_BYTES 8M); without -icount the busy times are ns.
 t_demand() {
 	local f=$CHECK_DIR/demand-$1-$2.txt
-	RIG_DEMAND_TCP_BYTES=8M row_pass demand_row "$2" "$f" || return
+	DEMAND_TCP_BYTES=8M row_pass demand_row "$2" "$f" || return
 	awk -F= '{v[$1]=$2}
 	END {
 		if (v["bytes_sent"] != 8388608 || v["bytes"] < 8000000) {
@@ -345,7 +345,7 @@ kernel_boot() {
 # between two marks follow the guest's instructions, not the host's
 # load.
 cache_boot() {
-	RIG_ICOUNT=$RIG_BENCH_ICOUNT RIG_INSN=cache guests_start "$CHECK_DIR/kernel-cache" "$RIG_KERNELS/baseline"
+	RIG_ICOUNT=$BENCH_ICOUNT RIG_INSN=cache guests_start "$CHECK_DIR/kernel-cache" "$RIG_KERNELS/baseline"
 }
 
 # t_cache_known_answer: skbt-walk reads one byte per 64-byte line of a

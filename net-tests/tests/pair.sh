@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Group "pair": boot both guests on the patched kernel (RIG_PAIR_KERNEL
+# Group "pair": boot both guests on the patched kernel (PAIR_KERNEL
 # picks another variant already in the cache, e.g. baseline), on the run's
 # link (qemu-net/link.sh: tap by default, socket as the fallback or with
 # --link socket), then for every (family x mode x proposal) child of
@@ -24,7 +24,6 @@ RIG_T_PAIR_SH=1
 # shellcheck source=net-tests/lib/ipsec.sh
 . "$RIG_TOP/net-tests/lib/ipsec.sh"
 
-PAIR_KERNEL=$RIG_PAIR_KERNEL
 
 # The guests and daemons are the group's (check_setup): later tests use
 # them, and QEMU dies with the shell that started it.

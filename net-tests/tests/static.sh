@@ -62,11 +62,11 @@
 #  - static-settings-one-place: RIG_TAIL's comment line removed from
 #    defaults.sh ("defaults.sh:88: RIG_TAIL has no comment line above
 #    it"); ${RIG_BOOT_TIMEOUT:-90} back in guests.sh
-#    ("a second default"); : "${ACCT_TCP_BYTES:=8M}" back in acct.sh
+#    ("a second default"); : "${RIG_ACCT_TCP_BYTES:=8M}" back in acct.sh
 #    ("assigns a default outside qemu-net/defaults.sh"); wire.sh reading
 #    ${RIG_WIRE_MARKER:-...} and ${RIG_WIRE_SUFFIX:-} (not settings);
 #    $SKB_TAILROOM_CACHE in build-kernel.sh; pair.sh no longer reading
-#    RIG_PAIR_KERNEL ("a setting ... that no script reads"); ACCT_UDP_LEN
+#    RIG_PAIR_KERNEL ("a setting ... that no script reads"); RIG_ACCT_UDP_LEN
 #    in defaults.sh ("does not start with RIG_").
 #  - static-settings-sources: defaults.sh without the loop that puts the
 #    environment back after rig.local (case 3: "got '1024 /local ...'");
@@ -144,7 +144,8 @@ t_shellcheck() {
 			files+=("$f")
 	done <<<"$tracked"
 	((${#files[@]})) || { reason "no scripts tracked"; return 4; }
-	(cd "$RIG_TOP" && shellcheck -x -S warning "${files[@]}") >&2 ||
+	# (two at a time, a few files each: the machine's two cores)
+	(cd "$RIG_TOP" && printf '%s\0' "${files[@]}" | xargs -0 -P 2 -n 6 shellcheck -x -S warning) >&2 ||
 		{ reason "shellcheck findings (see log)"; return 1; }
 }
 
@@ -203,6 +204,20 @@ t_harness_errexit() {
 	got=$(st_records "$rec")
 	want='fail:midway-plain fail:midway-in-if fail:midway-in-or ok:pass skip:skip fail:setup-in-if '
 	[[ "$got" == "$want" ]] || { reason "records '$got', want '$want'"; return 1; }
+}
+
+# The time budget: a group not started within it is skipped with the
+# reason, never passed, and the closing line names it.
+# Seen to fail: the budget check commented out (series ran: "1..6").
+t_harness_budget() {
+	local out rc=0 last
+	out=$(RIG_RESULTS=$CHECK_DIR/budget "$RIG_TOP/net-tests/run-tests.sh" --budget 0 -t series 2>/dev/null) || rc=$?
+	last=$(tail -n 1 <<<"$out")
+	((rc == 0)) || { reason "run exited $rc"; return 1; }
+	grep -qxE 'ok 1 series # SKIP not started: the time budget of 0s was spent \([0-9]+s into the run\)' <<<"$out" ||
+		{ reason "series not skipped for the budget: $(sed -n 3p <<<"$out")"; return 1; }
+	[[ "$last" == "1 passed, 0 failed, 1 skipped (not run, over the 0s budget: series)" ]] ||
+		{ reason "closing line: $last"; return 1; }
 }
 
 # The runner's tail names every failure with its reason and the log
@@ -1283,6 +1298,11 @@ st_settings_py() {
 		        knobs[m.group(1)] = m.group(2)
 		if len(knobs) < 10:
 		    probs.append("only {} settings found in defaults.sh and the Makefile".format(len(knobs)))
+		# At most 20 settings a user can set (the Makefile's ?= aside);
+		# constants of the tests live with the tests.
+		rig = [k for k in knobs if k.startswith("RIG_")]
+		if len(rig) > 20:
+		    probs.append("{} RIG_* settings in defaults.sh, more than 20".format(len(rig)))
 		# Host scripts: tracked bash files outside the guests' directories.
 		files = []
 		for f in subprocess.run(["git", "-C", top, "ls-files"], check=True,
@@ -1343,7 +1363,8 @@ st_settings_py() {
 # no RIG_* variable is read that is neither a setting nor assigned by the
 # rig (a setting without a default); no script uses SKB_TAILROOM_CACHE;
 # every setting is read somewhere.  (${X:-...} of a setting whose default
-# is empty is how it is shown, e.g. "${RIG_ICOUNT:-off}".)
+# is empty is how it is shown, e.g. "${RIG_ICOUNT:-off}".)  At most 20
+# settings (RIG_*): the tests' constants are in net-tests/constants.sh.
 t_settings_one_place() {
 	local out rc=0
 	out=$(st_settings_py) || rc=$?
@@ -1439,7 +1460,7 @@ st_entry_points() {
 st_sandboxed() {
 	local d=$1
 	shift
-	(cd "$RIG_TOP" && env -u RIG_RUN_DIR -u RIG_WIRE_PCAP PATH="$d/bin:$PATH" \
+	(cd "$RIG_TOP" && env PATH="$d/bin:$PATH" \
 		RIG_CACHE="$d/cache" SKB_TAILROOM_CACHE="$d/cache" XDG_CACHE_HOME="$d/cache" \
 		RIG_RESULTS="$d/results" RIG_TARBALL="$d/linux-source.tar.xz" timeout 60 "$@")
 }
@@ -1506,7 +1527,7 @@ t_usage_entry_points() {
 }
 
 # make bench's defaults plan two phases: throughput, then the
-# instruction phase under RIG_BENCH_ICOUNT (3 pairs, the rows but ICMP);
+# instruction phase under BENCH_ICOUNT (3 pairs, the rows but ICMP);
 # --instr-pairs 0 and --icount each leave it out (bench.sh --dry-run).
 t_bench_instr_phase() {
 	local d=$CHECK_DIR/bench-plan out got=() args
@@ -1582,8 +1603,6 @@ t_usage_examples() {
 		import os, re, shlex, shutil, subprocess, sys
 		top, d, mk, py = sys.argv[1:5]
 		env0 = dict(os.environ)
-		for k in ("RIG_RUN_DIR", "RIG_WIRE_PCAP"):
-		    env0.pop(k, None)
 		# (the cache under every name a version of the rig has read)
 		env0.update(PATH=d + "/bin:" + env0["PATH"], RIG_CACHE=d + "/cache",
 		            SKB_TAILROOM_CACHE=d + "/cache", XDG_CACHE_HOME=d + "/cache",
@@ -1725,6 +1744,22 @@ t_usage_examples() {
 	((rc == 0)) || { reason "$(sed -n 2,3p <<<"$out" | tr '\n' ';') (see log)"; return 1; }
 }
 
+# --- layers: net-tests/ uses qemu-net/, never the reverse.  qemu-net/
+# builds and boots two guests on a link; what runs on it (addresses,
+# IKE configs, plugins) comes through its hooks (guest_env,
+# guest_qemu_args, pair.sh --lib).  No tracked file of qemu-net/ names
+# net-tests/, in code or in a comment.
+t_layers_one_way() {
+	local hits rc=0
+	hits=$(git -C "$RIG_TOP" grep -n -e 'net-tests' -- qemu-net/) || rc=$?
+	((rc <= 1)) || { reason "git grep failed (exit $rc)"; return 1; }
+	[[ -z "$hits" ]] || {
+		printf '%s\n' "$hits" >&2
+		reason "qemu-net/ refers to net-tests/: $(head -n 2 <<<"$hits" | tr '\n' ';')"
+		return 1
+	}
+}
+
 # --- one source: the matrix table (net-tests/matrix.sh) and the polling
 # helpers (loopy_wait/slowwait in qemu-net/lib.sh, qemu-net/guest/lib.sh)
 
@@ -1818,7 +1853,7 @@ family   v9         a=192.0.2.1 b=192.0.2.9 plen=28 opt=- offload_mod=esp9_offlo
 		rows_full >"$d/rows"
 		swanctl_conf initiator >"$d/initiator.conf"
 		swanctl_conf responder >"$d/responder.conf"
-		matrix_guest_env b >"$d/guest-b.env"
+		guest_env b >"$d/guest-b.env"
 		peer_addr v4 >"$d/peer-v4"
 		group_integrity
 		group_pair
@@ -1834,7 +1869,7 @@ family   v9         a=192.0.2.1 b=192.0.2.9 plen=28 opt=- offload_mod=esp9_offlo
 	got+=("responder: $(st_n 'esp_proposals = aes128gcm16, aes128-sha256, aes128ccm16' <<<"$res") $(st_n 'v9-any {' <<<"$res") $(st_n 'local_addrs = 198.51.100.3' <<<"$res")")
 	want+=("responder: 3 1 1")
 	got+=("addresses: $(cat "$d/peer-v4") $(tr '\n' ' ' <"$d/guest-b.env")")
-	want+=("addresses: 198.51.100.3 NAME=b IP4=198.51.100.3/24 IP6=$(matrix_addr v6 b)/64 IP9=192.0.2.9/28 ")
+	want+=("addresses: 198.51.100.3 IP4=198.51.100.3/24 IP6=$(matrix_addr v6 b)/64 IP9=192.0.2.9/28 ")
 	got+=("integrity: $(st_n '^payload-' "$d/tests") $(st_n -x 'payload-v4-transport-ccm-offload-on' "$d/tests") $(st_n -x 'payload-v9-tunnel-sha-offload-off' "$d/tests")")
 	want+=("integrity: 36 1 1")
 	got+=("pair: $(st_n '^ike-' "$d/tests") $(st_n -x 'ike-v4-ccm-transport' "$d/tests") $(st_n -x 'ike-v9-gcm-tunnel' "$d/tests")")
@@ -1858,7 +1893,7 @@ t_matrix_row_names() {
 	local r n=0 bad=() kept
 	kept=$(cat "$RIG_TOP"/docs/results/*/runs.jsonl | jq -r .row | sort -u) || { reason "cannot read the kept runs"; return 1; }
 	[[ -n "$kept" ]] || { reason "no kept runs in docs/results"; return 1; }
-	for r in $kept "${ROWS_QUICK[@]}" $(rows_full) $(rows_func); do
+	for r in $kept "${ROWS_QUICK[@]}" "${ROWS_DEBUG[@]}" $(rows_full) $(rows_func); do
 		n=$((n + 1))
 		if ! row_decode "$r"; then
 			bad+=("$r: not a row of the table")
@@ -1932,6 +1967,7 @@ t_wait_helpers() {
 group_static() {
 	check static-harness-errexit t_harness_errexit
 	check static-harness-fail-digest t_harness_fail_digest
+	check static-harness-budget t_harness_budget
 	check static-harness-group-scopes t_harness_group_scopes
 	check static-harness-interrupt t_harness_interrupt
 	check static-harness-worktree-cleanup t_harness_worktree_cleanup
@@ -1969,6 +2005,7 @@ group_static() {
 	check static-usage-examples t_usage_examples
 	check static-bench-instr-phase t_bench_instr_phase
 	check static-bench-accel-plan t_bench_accel_plan
+	check static-layers-one-way t_layers_one_way
 	check static-matrix-one-source t_matrix_one_source
 	check static-matrix-generated t_matrix_generated
 	check static-matrix-row-names t_matrix_row_names

@@ -50,7 +50,9 @@ group_tree() {
 	dir=$CHECK_DIR/tree-$other
 	mkdir -p "$dir"
 	echo "nested run on tree $other: $dir" >&2
+	# (the nested run's budget: what is left of this run's)
 	RIG_RESULTS=$dir "$RIG_TOP/net-tests/run-tests.sh" --tree "$other" \
+		--budget "$((CHECK_DEADLINE - $(date +%s)))" \
 		-t series -t build -t pair -t kernel -t integrity >"$dir/tap.out" || rc=$?
 	tree_nested_records "$dir" "$other" ||
 		result "tree-$other" 1 "nested run exited $rc without results (see $dir)"

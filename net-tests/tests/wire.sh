@@ -40,7 +40,7 @@ t_wire_tfc() { # baseline|patched
 	pad=$(matrix_attr func tfc swanctl) || return
 	pad=${pad#*=}
 	defer_scope_push
-	RIG_WIRE_PCAP=$CHECK_DIR/wire-tfc-$k.pcap guests_start "$CHECK_DIR/wire-tfc-$k" \
+	GUEST_WIRE_PCAP=$CHECK_DIR/wire-tfc-$k.pcap guests_start "$CHECK_DIR/wire-tfc-$k" \
 		"$RIG_KERNELS/$k"
 	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 	ipsec_offload on
@@ -79,7 +79,7 @@ t_wire_boot() { # tunnel|control
 	# This test's scope: popping it stops the guests (QEMU writes out the
 	# capture) and leaves nothing of the group's.
 	defer_scope_push
-	RIG_WIRE_PCAP=$CHECK_DIR/wire-$kind.pcap guests_start "$CHECK_DIR/wire-$kind" \
+	GUEST_WIRE_PCAP=$CHECK_DIR/wire-$kind.pcap guests_start "$CHECK_DIR/wire-$kind" \
 		"$RIG_KERNELS/patched"
 	ipsec_start || { reason "charon/iperf3 did not start"; return 1; }
 	ipsec_up v4-gcm-transport >&2 || { reason "SA not up"; return 1; }

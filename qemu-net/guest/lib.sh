@@ -1,10 +1,9 @@
 # shellcheck shell=sh
 # The guest side's helpers (busybox sh, POSIX): the polling helper and
-# the KTAP writer; the host side's are in qemu-net/lib.sh and
-# net-tests/lib/tap.sh.
+# the KTAP writer; the host side's are in qemu-net/lib.sh.
 #
 # Polling, after kselftest's net/lib.sh: every wait loop of the guest
-# side calls it (the init's job loop, net-tests/guest/*.sh).
+# side calls it (the init's job loop, the jobs' scripts).
 #   loopy_wait SLEEP TIMEOUT_MS CMD...  run CMD until it succeeds (0);
 #                                       SLEEP (a command, e.g. "sleep
 #                                       0.1") between tries; returns 1
