@@ -121,13 +121,16 @@ if ((dry)); then
 	exit 0
 fi
 
-if [[ -f "$out/bzImage" && -z "$cfgdir" ]]; then
+# cache_hit: the kernel is installed already: link and print it, exit.
+cache_hit() {
+	[[ -f "$out/bzImage" && -z "$cfgdir" ]] || return 0
 	((prep)) && exit 0
 	log "kernel $variant: cache hit ($out)"
 	ln -sfn "$(basename "$out")" "$RIG_KERNELS/$variant"
 	printf '%s\n' "$out"
 	exit 0
-fi
+}
+cache_hit
 
 command -v ccache >/dev/null || die "$E_PKG" "ccache missing: run qemu-net/install-deps.sh"
 # Depend mode: a miss runs the compiler once and takes the hash from its
@@ -139,6 +142,9 @@ src=$(tree_ensure)
 # One tree serves every variant, so builds of it are serialised.
 exec 9>"$RIG_CACHE/src/.lock-$RIG_TREE"
 flock 9
+# (again: whoever held the lock may have built this very kernel, as
+# make check's background prebuilds do)
+cache_hit
 tree_checkout "$src" "$ref" "$sdir"
 ((prep)) && exit 0
 logs=$RIG_CACHE/logs/$RIG_TREE
