@@ -2,44 +2,16 @@
 # IPsec throughput benchmark, baseline vs patched kernel in one run,
 # interleaved A B, B A, A B, ... (one guest-pair boot per kernel per
 # pair; the order alternates, ABBA, so a drift favours neither kernel).
-#
-# Per boot and ESP row: a throughput pass (iperf3 -J, no probes), then an
-# accounting pass (kprobe path counts) and a cost pass (esp_output() time
-# per call), each over a fixed-size transfer.  --sysctl sets a sysctl in
-# both guests after boot (e.g. net.ipv4.tcp_limit_output_bytes=4194304).
-# --icount shift=0,sleep=on boots TCG guests with QEMU -icount: guest time
-# then counts instructions, so the cost pass reports instructions per
-# esp_output() call (1 ns = 1 instruction at shift=0), independent of the
-# host's load; throughput under -icount mixes virtual and real time and
-# is not comparable with a run without it.  Guests under -icount boot
-# with GUEST_ICOUNT_APPEND (clearcpuid=erms: TCG counts every iteration of
-# rep movsb as an instruction, so 6.1's ERMS memcpy() would count once
-# per byte; without ERMS it is a loop of 8-byte moves, as on 6.12 where
-# QEMU offers no FSRM).  Under --icount each non-ICMP
-# row also gets a service-demand pass: sender and receiver instructions
-# per KB delivered over a fixed transfer, from each guest's busy time.
-# Without --icount, the run has a second phase (--instr-pairs, default
-# 3 pairs: LKP's minimum for the per-KB figures, which are judged as noisy): the same rows but ICMP, booted under QEMU -icount
-# BENCH_ICOUNT, cost and service-demand passes only (no throughput
-# pass: its Mbit/s would mix virtual and real time), in DIR/instr, so
-# that one make bench prints the throughput table and the deterministic
-# instruction columns (instructions per esp_output() call, sender and
-# receiver instructions per KB), each with its verdict.
-# --link: the guests' virtio link (qemu-net/link.sh): tap (vnet_hdr,
-# offloads on) or socket; default RIG_LINK, empty = tap if possible.
-# --variants baseline (or patched) boots one kernel only, once per pair:
-# an A/A run that shows the spread of one kernel over its boots.
-# Prints the A/B table; keeps raw iperf3 JSON, consoles and a summary
-# (JSON, markdown, gnuplot PNG) in DIR (default results/<timestamp>),
-# with DIR/meta.json (command, plan, link, kernels, host) written first,
-# and DIR/verdict.json (report.py): per row and metric better, worse,
-# same or noise, judged against fixed thresholds (deterministic counts
-# and -icount instructions), the boots' spreads and the control rows.
-# --controls: the rows the change does not target, globs (default
-# *-plain,udp-*,icmp-*,*-on; '' for none), kept in meta.json.
-# --fail-on-regression: exit 1 when a targeted row is worse on a
-# deterministic metric or a control row moved (report.py prints which).
-# Options: usage() below (--help).
+# Per boot and row, the passes its phase lists (PHASE_PASSES below):
+# throughput (iperf3 -J, no probes), accounting (kprobe path counts),
+# cost (instructions or ns per esp_output()/encrypt_packet() and per
+# skb_cow_data() call), service demand (each guest's instructions per KB
+# over a fixed transfer, under -icount), profile.  Without --icount a
+# second phase, booted under QEMU -icount (BENCH_ICOUNT), runs the cost
+# and service-demand passes alone in DIR/instr, so that one make bench
+# prints the throughput table and the deterministic instruction columns.
+# Keeps raw data, meta.json (written first) and report.py's table and
+# verdict.json in DIR.  Every option, once: usage() below (--help).
 set -euo pipefail
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "$0")/../qemu-net/lib.sh"

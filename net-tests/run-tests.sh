@@ -138,25 +138,24 @@ TAP_RECORDS=$CHECK_DIR/records.tsv
 export CHECK_DIR TAP_RECORDS
 t0=$SECONDS
 
-# Prebuilds: the kernels of the debug and tree groups, built at nice 19
-# in the background while the earlier groups run, so that a cold run
-# builds them on the CPU time those groups leave idle (waits for guests,
-# IKE, one-threaded checks).  A group's own build-kernel.sh then waits
-# for the tree's lock and finds its kernel cached; a prebuild that
-# failed is the group's build failing again, with its log.  Logs:
-# prebuild-NAME.log.
-# (setsid: a process group to stop it by; a new session is also a new
-# scheduler autogroup, which competes with this one as an equal whatever
-# its tasks' nice, so the autogroup itself is niced too: seen in a cold
-# run, "nice -n 19" alone still took half the CPU from the groups)
+# Prebuilds: the kernels of the debug and tree groups, built in the
+# background while the earlier groups run, so that a cold run does not
+# build them only when their group starts.  Each runs in a session of its
+# own (setsid: a process group to stop it by), and so in a scheduler
+# autogroup of its own, which shares the CPU with the run's as an equal:
+# the prebuilds finish early (cold, 2 cores: the 6.12 kernels during the
+# static and series groups, the debug kernel 4 min into its group's
+# wait), at the cost of slowing the groups beside them (the series
+# group's worktree removal took 6 min; check-cold-s30).  A group's own
+# build-kernel.sh then waits for the tree's lock and finds its kernel
+# cached; a prebuild that failed is the group's build failing again,
+# with its log.  Logs: prebuild-NAME.log.
 prebuild() {
 	local name=$1 pid
 	shift
-	# shellcheck disable=SC2016 # expanded by the child
-	setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null || true; exec nice -n 19 "$@"' - "$@" \
-		>"$CHECK_DIR/prebuild-$name.log" 2>&1 </dev/null &
+	setsid "$@" >"$CHECK_DIR/prebuild-$name.log" 2>&1 </dev/null &
 	pid=$!
-	echo "# prebuild $name started in the background (nice 19, pid $pid)" >&2
+	echo "# prebuild $name started in the background (pid $pid)" >&2
 	defer prebuild_stop "$pid"
 }
 # prebuild_stop PID: a prebuild still running when the run ends is

@@ -26,9 +26,12 @@
 # or TSO offload reaches the guests (they segment in software).
 #
 # RIG_LINK (--link): tap | socket | empty = auto (tap if the probe can
-# make the namespace and devices, else socket).  The decision is made once
-# per run (link_choose), printed as one line, and exported to children
-# (RIG_LINK_USED, RIG_LINK_WHY, and RIG_LINK_FOR: the RIG_LINK it answers).
+# make the namespace and devices, else socket); rig_settings_check is
+# where a bad value is refused.  The decision is made once per run
+# (link_choose), printed as one line, and carried to children as one
+# exported value, RIG_LINK_DECIDED="RIG_LINK|LINK|WHY" (the RIG_LINK it
+# answers, the link, why), which link_choose reads back into
+# RIG_LINK_USED and RIG_LINK_WHY.
 
 # shellcheck source=qemu-net/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -55,8 +58,11 @@ link_probe() {
 # print one line saying which and why.  --link tap that cannot be made
 # exits with E_GUEST (the guests cannot be started as asked).
 link_choose() {
-	[[ -n "${RIG_LINK_USED:-}" && -n "${RIG_LINK_FOR+set}" && "$RIG_LINK_FOR" == "$RIG_LINK" ]] && return 0
 	local why
+	if [[ -n "${RIG_LINK_DECIDED:-}" && "${RIG_LINK_DECIDED%%|*}" == "$RIG_LINK" ]]; then
+		IFS='|' read -r _ RIG_LINK_USED RIG_LINK_WHY <<<"$RIG_LINK_DECIDED"
+		return 0
+	fi
 	case "$RIG_LINK" in
 	socket) RIG_LINK_USED=socket RIG_LINK_WHY="asked for: --link socket or RIG_LINK=socket" ;;
 	tap)
@@ -71,10 +77,9 @@ link_choose() {
 			RIG_LINK_USED=socket RIG_LINK_WHY="auto: tap link not possible here ($why); no checksum/TSO offload in the guests"
 		fi
 		;;
-	*) die "$E_USAGE" "RIG_LINK/--link must be tap or socket (or empty for auto), not '$RIG_LINK'" ;;
+	*) rig_settings_check --no-boot ;;
 	esac
-	RIG_LINK_FOR=$RIG_LINK
-	export RIG_LINK_USED RIG_LINK_WHY RIG_LINK_FOR
+	export RIG_LINK_DECIDED="$RIG_LINK|$RIG_LINK_USED|$RIG_LINK_WHY"
 	printf 'link: %s (%s)\n' "$RIG_LINK_USED" "$RIG_LINK_WHY" >&2
 }
 
