@@ -290,18 +290,6 @@ phase_has() { [[ " ${PHASE_PASSES[$mode]} " == *" $1 "* ]]; }
 # kinfo KERNEL_DIR FIELD: a field of the installed kernel's info file.
 kinfo() { sed -n "s/^$2=//p" "$1/info" 2>/dev/null | head -n 1; }
 
-# demand_meta: the service-demand pass's constants (every DEMAND_*) and
-# RIG_INSN as a JSON object, names lower case without RIG_ (report.py's
-# "demand pass" line).
-demand_meta() {
-	local v n args=()
-	for v in $(compgen -v DEMAND_) RIG_INSN; do
-		n=${v#RIG_}
-		args+=(--arg "${n,,}" "${!v}")
-	done
-	jq -nc '$ARGS.named' "${args[@]}"
-}
-
 # meta.json: what this run is, written before the first boot, so that a
 # run that dies still says how it was made (report.py prints it).
 write_meta() {
@@ -324,7 +312,7 @@ write_meta() {
 		--arg mode "$mode" --arg instr "$([[ "$mode" == all ]] && ((${#irows[@]})) && echo instr)" \
 		--argjson smp "$RIG_SMP" --argjson pin "$RIG_PIN" --argjson streams "$streams" \
 		--argjson kernels "$kernels" --argjson build_s "$build_s" --arg controls "$controls" \
-		--argjson demand "$(demand_meta)" --argjson constants "$(constants_json)" \
+		--arg insn "$RIG_INSN" --argjson constants "$(constants_json)" \
 		--arg git "$(git -C "$RIG_TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
 		--arg cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
 		--argjson cores "$(nproc)" --arg hostkernel "$(uname -r)" \
@@ -340,8 +328,9 @@ write_meta() {
 		  sysctls: ($sysctls | split(" ") | map(select(. != ""))),
 		  kernels: $kernels, git_describe: $git,
 		  host: {cpu_model: $cpu, cores: $cores, kernel: $hostkernel},
-		  qemu_version: $qemu, build_seconds: $build_s, demand: $demand,
-		  constants: $constants,
+		  qemu_version: $qemu, build_seconds: $build_s, constants: $constants,
+		  demand: ($constants | with_entries(select(.key | startswith("demand_")))
+		           + {insn: $insn}),
 		  controls: (if $controls == "-" then null
 		             else $controls | split(",") | map(select(. != "")) end)}' >"$pdir/meta.json"
 }

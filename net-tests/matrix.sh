@@ -95,19 +95,13 @@ ROWS_QUICK=(
 	icmp-v4-transport-gcm-off
 )
 
-# The debug group's rows: one per ESP output path the series touches
-# under the sanitizers (no offload, offload module, AEAD and authenc,
-# UDP, IPv6 tunnel, fragments) and the WireGuard copy; the plain rows and
-# the autoload row add none.
+# The debug group's rows: the quick rows that run an ESP output path of
+# their own under the sanitizers (no offload, offload module, AEAD and
+# authenc, UDP, IPv6 tunnel, fragments) or the WireGuard copy; the plain
+# rows, the autoload row (the offload module's path again) and UDP with
+# authenc (TCP's authenc path) add none.
 # shellcheck disable=SC2034 # the debug group's (net-tests/tests/debug.sh)
-ROWS_DEBUG=(
-	tcp-v4-transport-gcm-off udp-v4-transport-gcm-off
-	tcp-v4-transport-sha-off
-	tcp-v4-transport-gcm-on
-	tcp-v6-tunnel-gcm-off
-	tcp-v4-wg-off
-	icmp-v4-transport-gcm-off
-)
+mapfile -t ROWS_DEBUG < <(printf '%s\n' "${ROWS_QUICK[@]}" | grep -vE -e '-plain$' -e '-auto$' -e '^udp-.*-sha-')
 
 # matrix_parse: MATRIX into MATRIX_VALUES[DIM] ("v1 v2 ...") and
 # MATRIX_ATTR[DIM.VALUE.KEY] (run again after changing MATRIX).

@@ -171,13 +171,9 @@ group_on() {
 	debug:0:* | tree:*:0) [[ "$CHECK_EXPLICIT" == *" $1 "* ]] ;;
 	esac
 }
-if group_on tree; then
-	for other in $RIG_TREES; do
-		[[ "$other" != "$RIG_TREE" ]] || continue
-		prebuild "tree-$other" env RIG_TREE="$other" bash -c \
-			'"$1" baseline && "$1" patched' - "$RIG_TOP/qemu-net/build-kernel.sh"
-		break
-	done
+if group_on tree && other=$(tree_other); then
+	prebuild "tree-$other" env RIG_TREE="$other" bash -c \
+		'"$1" baseline && "$1" patched' - "$RIG_TOP/qemu-net/build-kernel.sh"
 fi
 
 # (exported: the tree group's nested run gets what is left of it)

@@ -161,6 +161,16 @@ rig_tree_set() {
 }
 rig_tree_set "$RIG_TREE"
 
+# tree_other: the first tree of RIG_TREES that is not RIG_TREE (fails
+# if there is none).
+tree_other() {
+	local t
+	for t in $RIG_TREES; do
+		[[ "$t" == "$RIG_TREE" ]] || { printf '%s\n' "$t"; return 0; }
+	done
+	return 1
+}
+
 # rig_series_set patched|baseline DIR: the series of one side of the A/B
 # (--series, --baseline-series), a directory with a "series" file and its
 # patches; made absolute and exported, so children agree.

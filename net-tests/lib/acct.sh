@@ -322,13 +322,13 @@ demand_row() {
 	fi
 	printf 'snd_insn=%s\nrcv_insn=%s\n' "$ia" "$ib" >>"$outf"
 	((ca >= 0 && cb >= 0)) || return 0
-	local side g n d
+	local side g n d acc l1 l2
 	for side in snd:a:$ca rcv:b:$cb; do
 		IFS=: read -r side g n <<<"$side"
 		d=$(mark_deltas "$GUEST_RUN/$g/cache.log" "$n") ||
 			die "$E_FAIL" "service demand for $row: the skbt-cache plugin did not write two marks in $GUEST_RUN/$g/cache.log"
-		read -r ia ib n <<<"$d"
-		printf '%s_data_accesses=%s\n%s_l1d_misses=%s\n%s_l2_misses=%s\n' "$side" "$ia" "$side" "$ib" "$side" "$n" >>"$outf"
+		read -r acc l1 l2 <<<"$d"
+		printf '%s_data_accesses=%s\n%s_l1d_misses=%s\n%s_l2_misses=%s\n' "$side" "$acc" "$side" "$l1" "$side" "$l2" >>"$outf"
 	done
 }
 

@@ -17,15 +17,7 @@ RIG_T_TREE_SH=1
 # shellcheck source=net-tests/lib/tap.sh
 . "$RIG_TOP/net-tests/lib/tap.sh"
 
-# The tree the group runs on: the other one of RIG_TREES.
-tree_other() {
-	local t
-	for t in $RIG_TREES; do
-		[[ "$t" == "$RIG_TREE" ]] || { printf '%s\n' "$t"; return 0; }
-	done
-	return 1
-}
-
+# (the tree the group runs on: tree_other, qemu-net/lib.sh)
 # tree_nested_records DIR TREE: copy the nested run's records (its one
 # check-*/records.tsv under DIR) into ours, names prefixed "TREE/";
 # fails when there are none.
