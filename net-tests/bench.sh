@@ -36,7 +36,7 @@ usage() {
 		                          [--time S] [--rows quick|full|func|multi|ROW,...]
 		                          [--streams N] [--smp N] [--profile]
 		                          [--udp-len BYTES] [--sysctl KEY=VALUE]... [--accel tcg|kvm]
-		                          [--icount SPEC] [--link tap|socket] [--tree 6.1|6.12]
+		                          [--icount SPEC] [--link tap|socket] [--tree 7.2|6.1|6.12]
 		                          [--series DIR] [--baseline-series DIR]
 		                          [--variants V[,V]] [--controls GLOB[,GLOB...]] [--instr-pairs N]
 		                          [--no-pin] [--fail-on-regression] [--out DIR] [--dry-run]
@@ -79,7 +79,7 @@ usage() {
 		                     per KB only, in DIR/instr with its own verdict
 		  --link L           the guests' link, tap or socket (default: RIG_LINK;
 		                     empty = tap if this run can make it, else socket)
-		  --tree T           kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --tree T           kernel tree, 7.2, 6.1 or 6.12 (default: RIG_TREE)
 		  --series DIR       the patched kernel's series: DIR/series names its
 		                     patches in order (default: RIG_PATCHES, patches/)
 		  --baseline-series DIR  the baseline's series, likewise (default:

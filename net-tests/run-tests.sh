@@ -26,62 +26,70 @@ set -euo pipefail
 # shellcheck source=net-tests/lib/tap.sh
 . "$RIG_TOP/net-tests/lib/tap.sh"
 
-# group|prerequisite group|description (one line per group, in run order)
+# group|prerequisite group|scope|seconds|description (one line per group,
+# in run order).  scope: "check" groups run by default, "full" ones with
+# RIG_CHECK_FULL=1 (make check-full) or when named with -t.  seconds: the
+# group's length in a cold run on 2 cores (builds included), rounded up;
+# the time budget starts a group only if that much is left (--budget).
 GROUPS_TABLE="
-static||shellcheck of every tracked script, C tools build with -Werror
-series||patches/series applies with git am; checkpatch --strict clean; each posting (ipsec, ipsec-next) applies alone
-build||baseline and patched kernels build (cached by tarball+config+series)
-pair|build|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
-kernel|build|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched; the ipsec kselftest fails on baseline and passes on patched; the autoload RFC's claims (one modprobe per family, what POSTROUTING and tc see)
-integrity|build|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
-wire|build|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
-func|build|functional matrix with the ESP offload modules loaded (patched): TFC, NAT-T, GRE and VXLAN over IPsec, nested SAs, IPv6 extension header, netfilter on ESP; byte-exact and wire-checked
-profile|build|perf in the guests: the sender's profile of tcp-v4-transport-gcm-off shows skb_cow_data/__pskb_pull_tail/memcpy on baseline, no skb_cow_data on patched; top symbols and perf diff resolved on the host
-debug|build|on by default (RIG_CHECK_DEBUG=0 leaves it out): KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
-tree||on by default (RIG_CHECK_TREE=0 leaves it out): series, build, pair, kernel, integrity on the other tree (6.12), results named 6.12/TEST
-failures|build|bad input and failures exit non-zero with the right message; no QEMU left
+static||check|360|shellcheck of every tracked script, C tools build with -Werror
+series||check|500|patches/series applies with git am; checkpatch --strict clean; each patch builds; each posting (ipsec, ipsec-next, net-next) applies alone
+build||check|1500|baseline and patched kernels build (cached by tarball+config+series)
+pair|build|check|90|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
+kernel|build|check|300|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched; the ipsec kselftest fails on baseline and passes on patched; the autoload RFC's claims (one modprobe per family, what POSTROUTING and tc see)
+integrity|build|check|120|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
+wire|build|check|90|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
+func|build|check|200|functional matrix with the ESP offload modules loaded (patched): TFC, NAT-T, GRE and VXLAN over IPsec, nested SAs, IPv6 extension header, netfilter on ESP; byte-exact and wire-checked
+profile|build|check|90|perf in the guests: the sender's profile of tcp-v4-transport-gcm-off shows skb_cow_data/__pskb_pull_tail/memcpy on baseline, no skb_cow_data on patched; top symbols and perf diff resolved on the host
+debug|build|full|1000|KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
+tree||check|900|the stable backports: series, build and kernel (kselftest, KUnit, zeroing) on 6.1; with RIG_CHECK_FULL=1 on 6.1 and 6.12, with pair and integrity; results named TREE/TEST
+failures|build|check|320|bad input and failures exit non-zero with the right message; no QEMU left
 "
 # Each group's file (net-tests/tests/GROUP.sh) is sourced in that group's
 # own shell (run_group, net-tests/lib/tap.sh), never here.
 
-mapfile -t groups < <(awk -F'|' 'NF>=3{print $1}' <<<"$GROUPS_TABLE")
+mapfile -t groups < <(awk -F'|' 'NF>=5{print $1}' <<<"$GROUPS_TABLE")
+# group_field GROUP N: field N of GROUP's line in GROUPS_TABLE.
+group_field() { awk -F'|' -v g="$1" -v n="$2" '$1==g{print $n}' <<<"$GROUPS_TABLE"; }
 
 usage() {
 	cat <<-EOF
 		Usage: net-tests/run-tests.sh [-t GROUP]... [--list] [--dry-run] [--accel tcg|kvm]
-		                              [--link tap|socket] [--tree 6.1|6.12]
+		                              [--link tap|socket] [--tree 7.2|6.1|6.12]
 		                              [--series DIR] [--baseline-series DIR]
 		                              [--budget SECONDS]
 		The rig's tests (make check): KTAP 1 on stdout (a guest script's or
 		module's own KTAP as an indented subtest), diagnostics as "# ..."
 		on stderr, logs in \$RIG_RESULTS/check-<time>/; the last line on stdout
 		is "N passed, N failed, N skipped", alone.
-		  -t GROUP      run GROUP (again for more); default: every group,
-		                debug unless RIG_CHECK_DEBUG=0, tree unless
-		                RIG_CHECK_TREE=0
+		  -t GROUP      run GROUP (again for more); default: every group of
+		                scope "check" (--list), and with RIG_CHECK_FULL=1
+		                (make check-full) every group
 		  --list        print the groups (those named with -t, or all), run none
 		  --dry-run     print the plan (link, kernels and their cache keys, the
 		                groups that would run), build and run nothing
 		  --accel A     QEMU accelerator, tcg or kvm (default: RIG_ACCEL)
 		  --link L      the guests' link, tap or socket (default: RIG_LINK;
 		                empty = tap if this run can make it, else socket)
-		  --tree T      kernel tree, 6.1 or 6.12 (default: RIG_TREE)
-		  --budget S    a group not started S seconds after the run began
-		                is skipped, saying so (default: $CHECK_BUDGET, CI's
-		                90 minutes less a margin); the closing line counts
-		                the groups it left out
+		  --tree T      kernel tree, 7.2, 6.1 or 6.12 (default: RIG_TREE)
+		  --budget S    the run's time: a group is started only if its
+		                measured cold length (--list) fits in what is left
+		                of S seconds; one that does not fails, saying so
+		                (default: $CHECK_BUDGET, CI's 90 minutes less a
+		                margin)
 		  --series DIR, --baseline-series DIR  the two kernels' series, as
 		                net-tests/bench.sh takes them (the series group
 		                checks DIR's patches)
 		  -h, --help    this text
 		Groups: ${groups[*]}
 		Settings: RIG_* variables, each documented with its default in qemu-net/defaults.sh.
-		Exit: 0 nothing failed (skips allowed), 1 a test failed, 2 bad usage.
+		Exit: 0 nothing failed (skips allowed), 1 a test failed (or a group
+		did not fit in the budget), 2 bad usage.
 		Examples:
 		  net-tests/run-tests.sh --list
 		  net-tests/run-tests.sh -t static
 		  net-tests/run-tests.sh -t pair --link socket
-		  net-tests/run-tests.sh --dry-run --tree 6.12
+		  net-tests/run-tests.sh --dry-run --tree 6.1
 	EOF
 }
 
@@ -111,22 +119,26 @@ for g in "${sel[@]}"; do
 done
 rig_settings_check
 if ((list)); then
-	awk -F'|' -v sel=" ${sel[*]} " 'NF>=3 && (sel == "  " || index(sel, " " $1 " ")) {
-		printf "%-10s %s\n", $1, $3}' <<<"$GROUPS_TABLE"
+	awk -F'|' -v sel=" ${sel[*]} " 'NF>=5 && (sel == "  " || index(sel, " " $1 " ")) {
+		printf "%-10s %-5s %5ss  %s\n", $1, $3, $4, $5}' <<<"$GROUPS_TABLE"
 	exit 0
 fi
-# Groups named with -t (debug and tree run when named or enabled).
+# Groups named with -t (a "full" group runs when named).
 export CHECK_EXPLICIT=" ${sel[*]} "
-((${#sel[@]})) || sel=("${groups[@]}")
+if ((${#sel[@]} == 0)); then
+	for g in "${groups[@]}"; do
+		[[ "$(group_field "$g" 3)" == check || "$RIG_CHECK_FULL" == 1 ]] && sel+=("$g")
+	done
+fi
 if ((RIG_DRY_RUN)); then
 	link_choose
 	for v in baseline patched; do "$RIG_TOP/qemu-net/build-kernel.sh" --dry-run "$v" | grep -v '^make \|^scripts/'; done
 	for g in "${groups[@]}"; do
-		[[ " ${sel[*]} " == *" $g "* ]] || continue
-		case "$g:$RIG_CHECK_DEBUG:$RIG_CHECK_TREE" in
-		debug:0:* | tree:*:0) [[ "$CHECK_EXPLICIT" == *" $g "* ]] || { echo "group $g: not enabled (RIG_CHECK_DEBUG/RIG_CHECK_TREE), not run"; continue; } ;;
-		esac
-		echo "group $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
+		if [[ " ${sel[*]} " == *" $g "* ]]; then
+			echo "group $g: $(group_field "$g" 5)"
+		else
+			echo "group $g: not selected (scope $(group_field "$g" 3)), not run"
+		fi
 	done
 	exit 0
 fi
@@ -164,16 +176,16 @@ prebuild_stop() {
 	kill -- "-$1" 2>/dev/null || true
 	wait "$1" 2>/dev/null || true
 }
-# group_on GROUP: GROUP will run (selected, and enabled or named).
-group_on() {
-	[[ " ${sel[*]} " == *" $1 "* ]] || return 1
-	case "$1:$RIG_CHECK_DEBUG:$RIG_CHECK_TREE" in
-	debug:0:* | tree:*:0) [[ "$CHECK_EXPLICIT" == *" $1 "* ]] ;;
-	esac
-}
-if group_on tree && other=$(tree_other); then
-	prebuild "tree-$other" env RIG_TREE="$other" bash -c \
-		'"$1" baseline && "$1" patched' - "$RIG_TOP/qemu-net/build-kernel.sh"
+# group_on GROUP: GROUP will run.
+group_on() { [[ " ${sel[*]} " == *" $1 "* ]]; }
+# The tree group's trees: the first other tree (the 6.1 backports), all
+# of them with RIG_CHECK_FULL=1 (exported: the group reads them).
+CHECK_TREES=$(tree_others "$( ((RIG_CHECK_FULL)) || echo 1)" | tr '\n' ' ')
+export CHECK_TREES
+if group_on tree && [[ -n "${CHECK_TREES// /}" ]]; then
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	prebuild tree bash -c 'for t in $2; do RIG_TREE=$t "$1" baseline && RIG_TREE=$t "$1" patched || exit; done' - \
+		"$RIG_TOP/qemu-net/build-kernel.sh" "$CHECK_TREES"
 fi
 
 # (exported: the tree group's nested run gets what is left of it)
@@ -184,16 +196,18 @@ echo "KTAP version 1"
 echo "# logs: $CHECK_DIR"
 for g in "${groups[@]}"; do
 	[[ " ${sel[*]} " == *" $g "* ]] || continue
-	pre=$(awk -F'|' -v g="$g" '$1==g{print $2}' <<<"$GROUPS_TABLE")
+	pre=$(group_field "$g" 2)
+	need=$(group_field "$g" 4)
 	before=$(wc -l <"$TAP_RECORDS")
 	if [[ -n "$pre" && "${gstatus[$pre]:-ok}" != ok ]]; then
 		printf 'skip\t%s\tneeds group %s, which %s\n' "$g" "$pre" "${gstatus[$pre]}" >>"$TAP_RECORDS"
-	elif (($(date +%s) >= CHECK_DEADLINE)); then
-		printf 'skip\t%s\tnot started: the time budget of %ds was spent (%ds into the run)\n' \
-			"$g" "$CHECK_BUDGET" "$((SECONDS - t0))" >>"$TAP_RECORDS"
+	elif (($(date +%s) + need > CHECK_DEADLINE)); then
+		# Not a skip: the run promised this group and cannot give it.
+		printf 'fail\t%s\tnot started: it takes about %ds (cold), %ds of the %ds budget are left (%ds into the run)\n' \
+			"$g" "$need" "$((CHECK_DEADLINE - $(date +%s)))" "$CHECK_BUDGET" "$((SECONDS - t0))" >>"$TAP_RECORDS"
 		budget_out+=("$g")
 	else
-		echo "# == $g: $(awk -F'|' -v g="$g" '$1==g{print $3}' <<<"$GROUPS_TABLE")"
+		echo "# == $g: $(group_field "$g" 5)"
 		grc=0
 		nres=$(tap_results "$TAP_RECORDS")
 		exec {logfd}> >(tee "$CHECK_DIR/$g.log" | sed -u 's/^/# /' >&2)
@@ -273,6 +287,6 @@ echo "# $((SECONDS - t0))s; logs: $CHECK_DIR"
 # The last line on stdout, alone (CI reads it).
 # (and, when the budget left groups out, which: never a silent pass)
 closing="$((TAP_N - TAP_FAILED - TAP_SKIPPED)) passed, $TAP_FAILED failed, $TAP_SKIPPED skipped"
-((${#budget_out[@]} == 0)) || closing+=" (not run, over the ${CHECK_BUDGET}s budget: ${budget_out[*]})"
+((${#budget_out[@]} == 0)) || closing+=" (failed for time, not started within the ${CHECK_BUDGET}s budget: ${budget_out[*]})"
 echo "$closing"
 ((TAP_FAILED == 0)) || exit "$E_FAIL"

@@ -12,16 +12,12 @@ set -euo pipefail
 
 usage() {
 	cat <<-'EOF'
-		Usage: qemu-net/build-kernel.sh [--dry-run|--prepare|--config DIR [--untrimmed]] VARIANT
+		Usage: qemu-net/build-kernel.sh [--dry-run|--prepare|--config DIR|--each-patch] VARIANT
 		Build one guest kernel of the tree RIG_TREE (cached: an unchanged
 		tarball, config and series build nothing) and print its directory.
-		The config of the measured kernels (baseline and patched of the
-		first tree, 6.1): x86_64_defconfig + kvm_guest.config +
-		configs/trim.config (drivers and filesystems the guests do not
-		use, off) + configs/guest.config [+ series.config]; of the kernels
-		that only need to work (debug, and any kernel of another tree):
-		tinyconfig + kvm_guest.config + configs/minimal.config +
-		configs/guest.config [+ series.config] [+ configs/debug.config].
+		Every kernel's config is virtme-ng's way: tinyconfig +
+		kvm_guest.config + configs/minimal.config + configs/guest.config +
+		configs/tree-TREE.config [+ series.config] [+ configs/debug.config].
 		  VARIANT      baseline (tag base, + RIG_BASELINE_PATCHES if set),
 		               patched (base + the series RIG_PATCHES) or debug
 		               (patched + configs/debug.config)
@@ -30,9 +26,9 @@ usage() {
 		               a patch that does not apply fails here), build nothing
 		  --config DIR write the variant's .config into DIR (an O= folder,
 		               made if missing), build nothing
-		  --untrimmed  with --config: without configs/trim.config (what
-		               the build group compares the trimmed config with;
-		               measured kernels only)
+		  --each-patch after the kernel (built or cached), build each patch
+		               of its series on its own: for every commit from the
+		               tree's base, the objects of the C files it touches
 		  -h, --help   this text
 		A series directory's series.config, if any, is merged into the
 		config (the rig's own series: configs/series.config).
@@ -42,18 +38,19 @@ usage() {
 		6 the build failed.
 		Examples:
 		  qemu-net/build-kernel.sh --dry-run patched
-		  qemu-net/build-kernel.sh --config /tmp/untrimmed --untrimmed patched
-		  RIG_BASELINE_PATCHES=patches/autoload-only qemu-net/build-kernel.sh --dry-run baseline
+		  qemu-net/build-kernel.sh --config /tmp/cfg patched
+		  qemu-net/build-kernel.sh --each-patch patched
+		  RIG_BASELINE_PATCHES=patches/stable/6.1/autoload-only RIG_TREE=6.1 qemu-net/build-kernel.sh --dry-run baseline
 	EOF
 }
 
-dry=0 prep=0 variant='' cfgdir='' trim=1
+dry=0 prep=0 variant='' cfgdir='' each=0
 while (($#)); do
 	case "$1" in
 	--dry-run) dry=1 ;;
 	--prepare) prep=1 ;;
 	--config) opt_value "$@"; cfgdir=$2; shift ;;
-	--untrimmed) trim=0 ;;
+	--each-patch) each=1 ;;
 	-h | --help) usage; exit 0 ;;
 	-*) usage_error "unknown option '$1'" ;;
 	*) [[ -z "$variant" ]] || usage_error "one VARIANT only: '$1'"; variant=$1 ;;
@@ -69,19 +66,14 @@ patched | debug) ref=patched sdir=$RIG_PATCHES ;;
 '') usage_error "no VARIANT given" ;;
 *) usage_error "VARIANT must be baseline, patched or debug, not '$variant'" ;;
 esac
-((trim || ${#cfgdir})) || usage_error "--untrimmed goes with --config"
+((each == 0 || ${#cfgdir} == 0)) || usage_error "--each-patch and --config do not go together"
+[[ "$each" == 0 || "$variant" == patched ]] || usage_error "--each-patch builds the patched kernel's series"
 rig_settings_check --no-boot
-# The measured kernels build on x86_64_defconfig, trimmed; the others
-# (debug, another tree's) on tinyconfig + minimal.config.
-base=x86_64_defconfig
-fragpaths=("$RIG_TOP/configs/guest.config")
-if [[ "$variant" == debug || "$RIG_TREE" != "${RIG_TREES%% *}" ]]; then
-	base=tinyconfig
-	((trim)) || usage_error "--untrimmed: only the measured kernels (baseline, patched of ${RIG_TREES%% *}) are trimmed"
-	fragpaths=("$RIG_TOP/configs/minimal.config" "${fragpaths[@]}")
-elif ((trim)); then
-	fragpaths=("$RIG_TOP/configs/trim.config" "${fragpaths[@]}")
-fi
+base=tinyconfig
+fragpaths=("$RIG_TOP/configs/minimal.config" "$RIG_TOP/configs/guest.config")
+# (options whose name or type differs by tree)
+[[ ! -f "$RIG_TOP/configs/tree-$RIG_TREE.config" ]] ||
+	fragpaths+=("$RIG_TOP/configs/tree-$RIG_TREE.config")
 skey=none
 if [[ -n "$sdir" ]]; then
 	[[ -d "$sdir" ]] || die "$E_PATCH" "series directory $sdir not found"
@@ -96,7 +88,7 @@ frags=("${fragpaths[@]##*/}")
 
 tkey=$(tarball_key)
 key=$({
-	echo "build-v1 $variant $tkey $skey"
+	echo "build-v2 $variant $tkey $skey"
 	cat "${fragpaths[@]}"
 	gcc --version | head -n 1
 } | sha)
@@ -121,14 +113,43 @@ if ((dry)); then
 	exit 0
 fi
 
-# cache_hit: the kernel is installed already: link and print it, exit.
+# cache_hit: the kernel is installed already: link and print it, exit
+# (--each-patch: go on to the patches, building no kernel).
+have=0
 cache_hit() {
 	[[ -f "$out/bzImage" && -z "$cfgdir" ]] || return 0
 	((prep)) && exit 0
-	log "kernel $variant: cache hit ($out)"
+	((have)) || log "kernel $variant: cache hit ($out)"
 	ln -sfn "$(basename "$out")" "$RIG_KERNELS/$variant"
+	have=1
+	((each)) && return 0
 	printf '%s\n' "$out"
 	exit 0
+}
+# each_patch: every commit of the variant's branch from base, checked
+# out in turn, builds the objects of the C files it touches (in the
+# variant's O= folder and config, -Werror); then the branch again.
+each_patch() {
+	local c n=0 subj objs
+	while read -r c; do
+		n=$((n + 1))
+		subj=$(git -C "$src" log -1 --format=%s "$c")
+		mapfile -t objs < <(git -C "$src" diff --name-only --diff-filter=AM "$c~1" "$c" -- '*.c' |
+			grep -v '^tools/' | sed 's/\.c$/.o/')
+		if ((${#objs[@]} == 0)); then
+			log "patch $n ($subj): no C file to build"
+			continue
+		fi
+		git -C "$src" checkout -q "$c"
+		step "$logs/each-patch-$n.log" "patch $n ($subj) builds on its own: ${objs[*]}" \
+			"${mk[@]}" -C "$src" KCFLAGS=-Werror "${objs[@]}" || {
+			git -C "$src" checkout -q "$ref"
+			die "$E_BUILD" "patch $n ($subj) does not build on its own" "$logs/each-patch-$n.log"
+		}
+	done < <(git -C "$src" rev-list --reverse "base..$ref")
+	git -C "$src" checkout -q "$ref"
+	((n > 0)) || die "$E_BUILD" "no patches between base and $ref"
+	log "each of the $n patches of $ref builds on its own"
 }
 cache_hit
 
@@ -189,6 +210,11 @@ if [[ -n "$cfgdir" ]]; then
 	printf '%s\n' "$bdir/.config"
 	exit 0
 fi
+if ((have)); then
+	each_patch
+	printf '%s\n' "$out"
+	exit 0
+fi
 
 step "$logs/build-$variant.log" "build $variant kernel (make -j$RIG_JOBS bzImage modules)" \
 	"${mk[@]}" -C "$src" bzImage modules ||
@@ -214,4 +240,5 @@ cp "$logs/build-$variant.log" "$tmp/build.log"
 rm -rf "$out"
 mv "$tmp" "$out"
 ln -sfn "$(basename "$out")" "$RIG_KERNELS/$variant"
+((each == 0)) || each_patch
 printf '%s\n' "$out"

@@ -45,11 +45,11 @@ unset rig_v RIG_ENV
 : "${RIG_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/skb-tailroom}"
 # output folders: bench runs, make check logs, pair.sh runs
 : "${RIG_RESULTS:=$RIG_TOP/results}"
-# kernel tree, Debian's linux-source-RIG_TREE: 6.1 or 6.12 (--tree)
-: "${RIG_TREE:=6.1}"
-# kernel source tarball; empty = /usr/src/linux-source-$RIG_TREE.tar.xz
+# kernel tree, Debian's linux-source-RIG_TREE: 7.2 (unstable's, fetched), 6.1 or 6.12 (--tree)
+: "${RIG_TREE:=7.2}"
+# kernel source tarball; empty = Debian's for RIG_TREE (7.2: fetched into the cache; others: /usr/src)
 : "${RIG_TARBALL:=}"
-# directory with the series file and its patches; empty = patches/ (6.1), patches/$RIG_TREE (others)
+# directory with the series file and its patches; empty = patches/ (7.2), patches/stable/$RIG_TREE (others)
 : "${RIG_PATCHES:=}"
 # the baseline's series, a directory as RIG_PATCHES (--baseline-series); empty = the pristine tree
 : "${RIG_BASELINE_PATCHES:=}"
@@ -77,10 +77,8 @@ unset rig_v RIG_ENV
 : "${RIG_TAIL:=40}"
 
 # --- make check ---
-# 0 = leave the debug group out of make check (-t debug runs it all the same)
-: "${RIG_CHECK_DEBUG:=1}"
-# 0 = leave the tree group out of make check: the functional groups on the other tree (-t tree runs it all the same)
-: "${RIG_CHECK_TREE:=1}"
+# 1 = make check-full: also the debug group, and the tree group on every other tree (6.1 and 6.12) with pair and integrity (-t GROUP runs a group all the same)
+: "${RIG_CHECK_FULL:=0}"
 
 # --- bench: what the service-demand pass counts
 # perf stat cycles and instructions per KB in the service-demand pass (auto: under --accel kvm; 1: always, also without -icount; 0: never)

@@ -126,7 +126,7 @@ rig_settings_check() {
 			if [[ -e "$RIG_KVM_DEV" ]]; then ls -l "$RIG_KVM_DEV"; else echo "not there (no KVM on this machine, or the kvm module is not loaded)"; fi
 		); use --accel tcg"
 	fi
-	for v in RIG_CHECK_DEBUG RIG_CHECK_TREE RIG_PIN; do
+	for v in RIG_CHECK_FULL RIG_PIN; do
 		[[ "${!v}" == [01] ]] || die "$E_USAGE" "$v must be 0 or 1, not '${!v}'"
 	done
 	for v in RIG_JOBS RIG_MEM RIG_SMP RIG_STREAMS RIG_TAIL; do
@@ -137,38 +137,60 @@ rig_settings_check() {
 }
 
 # rig_tree_set TREE: the kernel tree every command of this run uses
-# (--tree, RIG_TREE): 6.1 -> patches/, 6.12 -> patches/6.12/ (unless
-# RIG_TARBALL/RIG_PATCHES were given); kernels are cached per tree in
-# $RIG_KERNELS, under $RIG_CACHE.  Exported, so children agree.
-RIG_TREES="6.1 6.12"
+# (--tree, RIG_TREE): 7.2 (mainline's stand-in, the postings' tree) ->
+# patches/, 6.1 and 6.12 (the stable backports) -> patches/stable/TREE/
+# (unless RIG_TARBALL/RIG_PATCHES were given); kernels are cached per
+# tree in $RIG_KERNELS, under $RIG_CACHE.  Exported, so children agree.
+# The first tree is the primary one: its baseline and patched kernels are
+# the measured ones.
+RIG_TREES="7.2 6.1 6.12"
+# Trees Debian 12 does not carry, fetched from Debian's unstable suite
+# (qemu-net/fetch-source.sh), at the version the rig was tested with.
+RIG_TREE_PINS="7.2=7.2.13-1"
+# tree_pin TREE: the pinned Debian version of TREE's linux-source (fails
+# for a tree Debian 12 installs itself).
+tree_pin() {
+	local p
+	for p in $RIG_TREE_PINS; do
+		[[ "${p%%=*}" != "$1" ]] || { printf '%s\n' "${p#*=}"; return 0; }
+	done
+	return 1
+}
 rig_tree_set() {
+	local pin
 	case " $RIG_TREES " in
 	*" $1 "*) ;;
 	*) die "$E_USAGE" "tree '$1' unknown (one of: $RIG_TREES)" ;;
 	esac
 	RIG_TREE=$1
 	RIG_TARBALL=$RIG_TARBALL_GIVEN
-	[[ -n "$RIG_TARBALL" ]] || RIG_TARBALL=/usr/src/linux-source-$1.tar.xz
+	if [[ -z "$RIG_TARBALL" ]]; then
+		if pin=$(tree_pin "$1"); then
+			RIG_TARBALL=$RIG_CACHE/debian/linux-source-$1-$pin/usr/src/linux-source-$1.tar.xz
+		else
+			RIG_TARBALL=/usr/src/linux-source-$1.tar.xz
+		fi
+	fi
 	if [[ -n "$RIG_PATCHES_GIVEN" ]]; then
 		RIG_PATCHES=$RIG_PATCHES_GIVEN
-	elif [[ "$1" == 6.1 ]]; then
+	elif [[ "$1" == "${RIG_TREES%% *}" ]]; then
 		RIG_PATCHES=$RIG_TOP/patches
 	else
-		RIG_PATCHES=$RIG_TOP/patches/$1
+		RIG_PATCHES=$RIG_TOP/patches/stable/$1
 	fi
 	RIG_KERNELS=$RIG_CACHE/kernels/$1
 	export RIG_TREE RIG_KERNELS
 }
 rig_tree_set "$RIG_TREE"
 
-# tree_other: the first tree of RIG_TREES that is not RIG_TREE (fails
-# if there is none).
-tree_other() {
-	local t
+# tree_others [N]: the trees of RIG_TREES other than RIG_TREE, in order,
+# at most N of them (default: all), one per line.
+tree_others() {
+	local t n=${1:-1000}
 	for t in $RIG_TREES; do
-		[[ "$t" == "$RIG_TREE" ]] || { printf '%s\n' "$t"; return 0; }
+		((n > 0)) || break
+		[[ "$t" == "$RIG_TREE" ]] || { printf '%s\n' "$t"; n=$((n - 1)); }
 	done
-	return 1
 }
 
 # rig_series_set patched|baseline DIR: the series of one side of the A/B

@@ -10,7 +10,7 @@ set -euo pipefail
 
 usage() {
 	cat <<-'EOF'
-		Usage: qemu-net/pair.sh [--accel tcg|kvm] [--link tap|socket] [--tree 6.1|6.12]
+		Usage: qemu-net/pair.sh [--accel tcg|kvm] [--link tap|socket] [--tree 7.2|6.1|6.12]
 		                        [--series DIR] [--baseline-series DIR]
 		                        [--append ARGS] [--lib FILE]... [--run-dir DIR]
 		                        [--keep] [--dry-run]
@@ -25,7 +25,7 @@ usage() {
 		  --link L     the guests' link, tap (private netns, vnet_hdr offloads)
 		               or socket (default: RIG_LINK; empty = tap if this run
 		               can make it, else socket)
-		  --tree T     kernel tree, 6.1 or 6.12 (default: RIG_TREE)
+		  --tree T     kernel tree, 7.2, 6.1 or 6.12 (default: RIG_TREE)
 		  --series DIR  the series of VARIANT patched/debug (default:
 		               RIG_PATCHES, patches/); --baseline-series DIR that of
 		               VARIANT baseline (default: RIG_BASELINE_PATCHES, none)

@@ -5,14 +5,20 @@
 # Sourced after lib.sh.
 
 tarball_key() {
-	# The default tarball of a tree is a Debian package: install it on
-	# first use (make deps installs the 6.1 one only).
+	# The default tarball of a tree is a Debian package: fetched into the
+	# cache (a pinned tree from Debian's unstable suite) or installed
+	# (make deps installs the 6.1 one only) on first use.
 	if [[ ! -f "$RIG_TARBALL" && -z "$RIG_TARBALL_GIVEN" ]]; then
-		"$RIG_TOP/qemu-net/install-deps.sh" "linux-source-$RIG_TREE" >&2 ||
-			die "$E_PKG" "cannot install linux-source-$RIG_TREE (see above)"
+		if tree_pin "$RIG_TREE" >/dev/null; then
+			"$RIG_TOP/qemu-net/fetch-source.sh" "$RIG_TREE" >/dev/null ||
+				die "$E_PKG" "cannot fetch linux-source-$RIG_TREE (see above)"
+		else
+			"$RIG_TOP/qemu-net/install-deps.sh" "linux-source-$RIG_TREE" >&2 ||
+				die "$E_PKG" "cannot install linux-source-$RIG_TREE (see above)"
+		fi
 	fi
 	[[ -f "$RIG_TARBALL" ]] ||
-		die "$E_PKG" "$RIG_TARBALL not found (tree $RIG_TREE: is linux-source-$RIG_TREE installed? run qemu-net/install-deps.sh linux-source-$RIG_TREE)"
+		die "$E_PKG" "$RIG_TARBALL not found (tree $RIG_TREE: run qemu-net/fetch-source.sh $RIG_TREE or qemu-net/install-deps.sh linux-source-$RIG_TREE)"
 	sha <"$RIG_TARBALL"
 }
 

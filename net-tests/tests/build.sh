@@ -1,15 +1,12 @@
 # shellcheck shell=bash
-# Group "build": both guest kernels (cache hits are fast), the trim
-# leaves the core options alone (the measured tree; another tree's
-# kernels are minimal), the headroom is a Debian host's.
+# Group "build": both guest kernels (cache hits are fast), each patch of
+# the series building on its own, the configs minimal as asked, the
+# headroom a Debian host's.
 #
 # Seen to fail:
 #  - headroom-as-debian-*: its first cold run (2026-12-05) wanted
 #    LL_MAX_HDR=128 and read 96 from both kernels: the expectation (and
 #    guest.config's comment) was wrong, HYPERV_NET=m does not count.
-#  - config-trim-core-unchanged's checker, kconfigdiff.py, on the
-#    allnoconfig candidate (docs/results/kconfig-choice): exit 1, 185
-#    core options listed (SMP, UNIX, NETFILTER ...).
 [[ -z "${RIG_T_BUILD_SH:-}" ]] || return 0
 RIG_T_BUILD_SH=1
 # shellcheck source=net-tests/lib/tap.sh
@@ -21,25 +18,12 @@ t_build() {
 	printf 'kernel %s: %s (%ds)\n' "$1" "$dir" "$((SECONDS - t))" >&2
 }
 
-# configs/trim.config switches off drivers and filesystems only: the
-# patched kernel's .config and the one the same fragments give without
-# trim.config differ in no prompted symbol outside drivers/, fs/ and
-# net/sunrpc (net-tests/kconfigdiff.py), so the measured code is
-# configured as it was before the trim.
-t_config_trim_core() {
-	local d src rc=0
-	d=$(mktemp -d -t rig-untrimmed.XXXXXX)
-	defer rm -rf "$d"
-	"$RIG_TOP/qemu-net/build-kernel.sh" --config "$d" --untrimmed patched >/dev/null ||
-		{ reason "build-kernel.sh --config --untrimmed failed (see log)"; return 1; }
-	src=$(sed -n 's/^src=//p' "$RIG_KERNELS/patched/info")
-	# (net/sunrpc: NFS's RPC layer, which goes with NFS_FS; 6.12 has a
-	# prompted RPCSEC_GSS_KRB5 there)
-	python3 "$RIG_TOP/net-tests/kconfigdiff.py" --allow drivers --allow fs --allow net/sunrpc \
-		"$src" "$d/.config" "$RIG_KERNELS/patched/.config" \
-		>"$CHECK_DIR/config-trim.txt" || rc=$?
-	cat "$CHECK_DIR/config-trim.txt" >&2
-	((rc == 0)) || { reason "the trim changed core options: $(sed -n '/^core:/,$p' "$CHECK_DIR/config-trim.txt" | tr -s ' \n' ' ')"; return 1; }
+# t_each_patch: every patch of the series builds on its own (the
+# objects of the C files each commit touches, -Werror, in the patched
+# kernel's config: build-kernel.sh --each-patch).
+t_each_patch() {
+	"$RIG_TOP/qemu-net/build-kernel.sh" --each-patch patched >/dev/null ||
+		{ reason "build-kernel.sh --each-patch patched failed (see log)"; return 1; }
 }
 
 # The skb headroom TCP reserves is a Debian amd64 host's: LL_MAX_HEADER
@@ -57,10 +41,10 @@ t_headroom() {
 		{ reason "$1: $(grep -E '^(LL_MAX_HDR|MAX_TCP_HDR)=' <<<"$env" | tr '\n' ' ')(want LL_MAX_HDR=96 MAX_TCP_HDR=320, a Debian host's)"; return 1; }
 }
 
-# The other tree's kernels are built functional-only (configs/
-# minimal.config on tinyconfig): every option minimal.config asks for is
-# in the installed .config, and what only x86_64_defconfig brings (ext4,
-# cgroups, audit) is not.
+# The kernels are built virtme-ng's way (configs/minimal.config on
+# tinyconfig): every option minimal.config asks for is in the installed
+# .config, and what only x86_64_defconfig brings (ext4, cgroups, audit)
+# is not.
 t_config_minimal() {
 	local cfg=$RIG_KERNELS/$1/.config line miss=() extra=()
 	while read -r line; do
@@ -76,12 +60,9 @@ t_config_minimal() {
 group_build() {
 	check build-baseline t_build baseline
 	check build-patched t_build patched
-	if [[ "$RIG_TREE" == "${RIG_TREES%% *}" ]]; then
-		check config-trim-core-unchanged t_config_trim_core
-	else
-		check config-minimal-baseline t_config_minimal baseline
-		check config-minimal-patched t_config_minimal patched
-	fi
+	check build-each-patch t_each_patch
+	check config-minimal-baseline t_config_minimal baseline
+	check config-minimal-patched t_config_minimal patched
 	check headroom-as-debian-baseline t_headroom baseline
 	check headroom-as-debian-patched t_headroom patched
 }

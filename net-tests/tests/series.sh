@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # Group "series": the patch series against Debian's tree: the rig's
-# stack (patches/series) applies and is checkpatch-clean, and each
-# posting in it (patches/ipsec, patches/ipsec-next: a cover letter and
-# a series of their own) applies alone to the pristine tree.
+# stack (patches/series; on 6.1 and 6.12 patches/stable/TREE/series)
+# applies, is checkpatch-clean and builds patch by patch, each posting in
+# it (a folder with a cover letter and a series of its own) applies
+# alone to the pristine tree, and on the primary tree make postings
+# writes them from a given identity.
 #
 # Deliberate breakages seen to fail:
 #  - checkpatch.pl exiting 2 with no output, read with the old "|| true":
@@ -58,6 +60,65 @@ t_posting_applies() {
 	}
 }
 
+# t_series_each_builds WT: every patch of the applied series WT builds on
+# its own: for each commit from base, the objects of the .c files it
+# touches are built (make FILE.o) in an O= folder configured as the
+# patched kernel.  A commit that touches no .c file (a selftest, a
+# Kconfig-only change) is named and passes.
+t_series_each_builds() {
+	local wt=$1 o=$CHECK_DIR/series-o c objs n=0
+	"$RIG_TOP/qemu-net/build-kernel.sh" --config "$o" patched >/dev/null ||
+		{ reason "build-kernel.sh --config failed (see log)"; return 1; }
+	make -s -C "$wt" O="$o" -j"$RIG_JOBS" CC="ccache gcc" prepare >&2 ||
+		{ reason "make prepare failed in the series worktree"; return 1; }
+	while read -r c; do
+		n=$((n + 1))
+		git -C "$wt" checkout -q "$c"
+		mapfile -t objs < <(git -C "$wt" diff --name-only --diff-filter=AM "$c~1" "$c" -- '*.c' |
+			grep -v '^tools/' | sed 's/\.c$/.o/')
+		if ((${#objs[@]} == 0)); then
+			echo "patch $n ($(git -C "$wt" log -1 --format=%s "$c")): no C file" >&2
+			continue
+		fi
+		echo "patch $n ($(git -C "$wt" log -1 --format=%s "$c")): make ${objs[*]}" >&2
+		make -s -C "$wt" O="$o" -j"$RIG_JOBS" CC="ccache gcc" KCFLAGS=-Werror "${objs[@]}" >&2 ||
+			{ reason "patch $n ($(git -C "$wt" log -1 --format=%s "$c")) does not build: ${objs[*]}"; return 1; }
+	done < <(git -C "$wt" rev-list --reverse base..HEAD)
+	((n > 0)) || { reason "no patches between base and the worktree's HEAD"; return 1; }
+}
+
+# t_postings: make postings with a throwaway identity writes every
+# posting From and Signed-off-by that identity, with the placeholder
+# gone, a base line, a To: from get_maintainer.pl and checkpatch clean;
+# with no identity it refuses (exit 2) saying how to set one.
+t_postings() {
+	local d=$CHECK_DIR/postings rc=0 f bad=() n=0
+	mkdir -p "$d"
+	printf '[user]\n\tname = Rig Test\n\temail = rig-test@example.org\n' >"$d/gitconfig"
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 "$RIG_TOP/net-tests/postings.sh" --out "$d/none" \
+		>"$d/none.log" 2>&1 || rc=$?
+	if ((rc != E_USAGE)) || ! grep -q 'no git identity' "$d/none.log"; then
+		reason "without an identity: exit $rc, not $E_USAGE with 'no git identity'"
+		return 1
+	fi
+	GIT_CONFIG_GLOBAL=$d/gitconfig GIT_CONFIG_NOSYSTEM=1 "$RIG_TOP/net-tests/postings.sh" --out "$d/out" >&2 ||
+		{ reason "postings.sh failed (see log)"; return 1; }
+	for f in "$d"/out/*/0*.patch; do
+		n=$((n + 1))
+		grep -qx 'From: Rig Test <rig-test@example.org>' "$f" || bad+=("$(basename "$f"): From")
+		grep -q '^To: .*@' "$f" || bad+=("$(basename "$f"): To")
+		! grep -q 'dev@skb-tailroom.invalid' "$f" || bad+=("$(basename "$f"): placeholder left")
+		case "$f" in
+		*/0000-cover-letter.patch) grep -q '^Base: Linux 7\.2\.13 ' "$f" || bad+=("$(basename "$f"): Base") ;;
+		*) grep -qx 'Signed-off-by: Rig Test <rig-test@example.org>' "$f" || bad+=("$(basename "$f"): Signed-off-by") ;;
+		esac
+	done
+	for f in "$d"/out/*.checkpatch.log; do
+		grep -q '^checkpatch --strict: clean' "$f" || bad+=("$(basename "$f")")
+	done
+	((n >= 3 && ${#bad[@]} == 0)) || { reason "$n patches written; wrong: ${bad[*]:-none}"; return 1; }
+}
+
 group_series() {
 	local wt=$CHECK_DIR/series-wt
 	# In the group's scope, before the worktree exists: removed when the
@@ -65,8 +126,10 @@ group_series() {
 	defer worktree_remove "$wt"
 	if check_ok series-applies t_series_applies "$wt"; then
 		check series-checkpatch-strict t_series_checkpatch "$wt"
+		check series-each-patch-builds t_series_each_builds "$wt"
 	else
 		result series-checkpatch-strict 4 "series did not apply"
+		result series-each-patch-builds 4 "series did not apply"
 	fi
 	local d name
 	for d in "$RIG_PATCHES"/*/; do
@@ -75,4 +138,5 @@ group_series() {
 		defer worktree_remove "$CHECK_DIR/series-wt-$name"
 		check "series-$name-applies-alone" t_posting_applies "${d%/}" "$CHECK_DIR/series-wt-$name"
 	done
+	[[ "$RIG_TREE" != "${RIG_TREES%% *}" ]] || check postings-from-identity t_postings
 }

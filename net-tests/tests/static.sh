@@ -211,12 +211,12 @@ t_harness_errexit() {
 # Seen to fail: the budget check commented out (series ran: "1..6").
 t_harness_budget() {
 	local out rc=0 last
-	out=$(RIG_RESULTS=$CHECK_DIR/budget "$RIG_TOP/net-tests/run-tests.sh" --budget 0 -t series 2>/dev/null) || rc=$?
+	out=$(RIG_RESULTS=$CHECK_DIR/budget "$RIG_TOP/net-tests/run-tests.sh" --budget 100 -t series 2>/dev/null) || rc=$?
 	last=$(tail -n 1 <<<"$out")
-	((rc == 0)) || { reason "run exited $rc"; return 1; }
-	grep -qxE 'ok 1 series # SKIP not started: the time budget of 0s was spent \([0-9]+s into the run\)' <<<"$out" ||
-		{ reason "series not skipped for the budget: $(sed -n 3p <<<"$out")"; return 1; }
-	[[ "$last" == "1 passed, 0 failed, 1 skipped (not run, over the 0s budget: series)" ]] ||
+	((rc == E_FAIL)) || { reason "run exited $rc, want $E_FAIL: a group left out for time fails the run"; return 1; }
+	grep -qxE 'not ok 1 series # not started: it takes about [0-9]+s \(cold\), [0-9]+s of the 100s budget are left \([0-9]+s into the run\)' <<<"$out" ||
+		{ reason "series not failed for the budget: $(sed -n 3p <<<"$out")"; return 1; }
+	[[ "$last" == "1 passed, 1 failed, 0 skipped (failed for time, not started within the 100s budget: series)" ]] ||
 		{ reason "closing line: $last"; return 1; }
 }
 
@@ -386,7 +386,7 @@ t_group_setup_failures() {
 				guest_exec() { echo "stub: no guest" >&2; return 1; }
 			}
 			# shellcheck disable=SC2034 # read by result, group_debug
-			TAP_RECORDS=$d/$g.tsv RIG_CHECK_DEBUG=1
+			TAP_RECORDS=$d/$g.tsv
 			in_child run_group "$g"
 		) >/dev/null 2>>"$d.log" || true
 		got+=("$g: $(st_records "$d/$g.tsv")")
@@ -1396,18 +1396,19 @@ st_settings_in() {
 # kernels, unless RIG_TARBALL/RIG_PATCHES are given.
 t_settings_sources() {
 	local d=$CHECK_DIR/settings-sources got=() exp=() i
+	local t72=debian/linux-source-7.2-7.2.13-1/usr/src/linux-source-7.2.tar.xz
 	got+=("$(st_settings_in "$d" - RIG_CACHE=/c)")
-	exp+=("768 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	exp+=("768 /c /c/kernels/7.2 /c/$t72 $d/patches")
 	got+=("$(st_settings_in "$d" 'RIG_MEM=1024' RIG_CACHE=/c)")
-	exp+=("1024 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	exp+=("1024 /c /c/kernels/7.2 /c/$t72 $d/patches")
 	got+=("$(st_settings_in "$d" 'RIG_MEM=1024; RIG_CACHE=/local' RIG_MEM=512 RIG_CACHE=/c)")
-	exp+=("512 /c /c/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	exp+=("512 /c /c/kernels/7.2 /c/$t72 $d/patches")
 	got+=("$(st_settings_in "$d" - RIG_CACHE=/new SKB_TAILROOM_CACHE=/old)")
-	exp+=("768 /old /old/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	exp+=("768 /old /old/kernels/7.2 /old/$t72 $d/patches")
 	got+=("$(st_settings_in "$d" 'SKB_TAILROOM_CACHE=/old' RIG_CACHE=/new)")
-	exp+=("768 /old /old/kernels/6.1 /usr/src/linux-source-6.1.tar.xz $d/patches")
+	exp+=("768 /old /old/kernels/7.2 /old/$t72 $d/patches")
 	got+=("$(st_settings_in "$d" 'RIG_TREE=6.12' RIG_CACHE=/c)")
-	exp+=("768 /c /c/kernels/6.12 /usr/src/linux-source-6.12.tar.xz $d/patches/6.12")
+	exp+=("768 /c /c/kernels/6.12 /usr/src/linux-source-6.12.tar.xz $d/patches/stable/6.12")
 	got+=("$(st_settings_in "$d" 'RIG_TREE=6.12' RIG_CACHE=/c RIG_TREE=6.1 RIG_TARBALL=/t.tar.xz RIG_PATCHES=/p)")
 	exp+=("768 /c /c/kernels/6.1 /t.tar.xz /p")
 	for i in "${!exp[@]}"; do

@@ -1,12 +1,11 @@
 # shellcheck shell=bash
-# Group "tree": the functional groups (series, build, pair, kernel,
-# integrity) on the second tree, Debian's linux-source-6.12, run as a
-# nested run of this runner with --tree; each of its results is recorded
-# here as "6.12/NAME" (its own log folder: tree-6.12/ under this run's).
-# On by default since the trimmed guest config (two more kernel builds:
-# cold on this 2-core machine 42 min with the tests, docs/history.md);
-# RIG_CHECK_TREE=0 make check leaves it out, -t tree runs it alone
-# (to run every group on 6.12 instead: make check CHECK_ARGS="--tree 6.12")
+# Group "tree": the stable backports on Debian's own trees, each a
+# nested run of this runner with --tree, whose results are recorded here
+# as "TREE/NAME" (its own log folder: tree-TREE/ under this run's).
+# make check: 6.1, groups series, build and kernel (the backports apply,
+# build, and pass the kselftest, KUnit and the zeroing test).  make
+# check-full (RIG_CHECK_FULL=1): 6.1 and 6.12, with pair and integrity
+# too.  The trees: CHECK_TREES, set by run-tests.sh.
 #
 # Deliberate breakages seen to fail:
 #  - tree_nested_records returning 0 with no records file and with an
@@ -17,7 +16,6 @@ RIG_T_TREE_SH=1
 # shellcheck source=net-tests/lib/tap.sh
 . "$RIG_TOP/net-tests/lib/tap.sh"
 
-# (the tree the group runs on: tree_other, qemu-net/lib.sh)
 # tree_nested_records DIR TREE: copy the nested run's records (its one
 # check-*/records.tsv under DIR) into ours, names prefixed "TREE/";
 # fails when there are none.
@@ -33,19 +31,18 @@ tree_nested_records() {
 }
 
 group_tree() {
-	local other dir rc=0
-	if [[ "$RIG_CHECK_TREE" != 1 && "$CHECK_EXPLICIT" != *" tree "* ]]; then
-		result tree-other 4 "left out: RIG_CHECK_TREE=0 (two more kernel builds)"
-		return
-	fi
-	other=$(tree_other) || { result tree-other 1 "no other tree than $RIG_TREE in: $RIG_TREES"; return; }
-	dir=$CHECK_DIR/tree-$other
-	mkdir -p "$dir"
-	echo "nested run on tree $other: $dir" >&2
-	# (the nested run's budget: what is left of this run's)
-	RIG_RESULTS=$dir "$RIG_TOP/net-tests/run-tests.sh" --tree "$other" \
-		--budget "$((CHECK_DEADLINE - $(date +%s)))" \
-		-t series -t build -t pair -t kernel -t integrity >"$dir/tap.out" || rc=$?
-	tree_nested_records "$dir" "$other" ||
-		result "tree-$other" 1 "nested run exited $rc without results (see $dir)"
+	local other dir rc groups=(-t series -t build -t kernel)
+	((RIG_CHECK_FULL)) && groups+=(-t pair -t integrity)
+	[[ -n "${CHECK_TREES// /}" ]] || { result tree-other 1 "no other tree than $RIG_TREE in: $RIG_TREES"; return; }
+	for other in $CHECK_TREES; do
+		dir=$CHECK_DIR/tree-$other
+		mkdir -p "$dir"
+		echo "nested run on tree $other: $dir" >&2
+		# (the nested run's budget: what is left of this run's)
+		rc=0
+		RIG_RESULTS=$dir "$RIG_TOP/net-tests/run-tests.sh" --tree "$other" \
+			--budget "$((CHECK_DEADLINE - $(date +%s)))" "${groups[@]}" >"$dir/tap.out" || rc=$?
+		tree_nested_records "$dir" "$other" ||
+			result "tree-$other" 1 "nested run exited $rc without results (see $dir)"
+	done
 }
