@@ -54,8 +54,15 @@ row_pass() {
 	# not to: an "-off" row must say so (ipsec_row_up switches them: this
 	# test's shell has not).
 	ipsec_row_up "$2" >&2 || { reason "SA not up"; return 1; }
+	# (also when the pass fails: the next row must not find this SA,
+	# which strongSwan would keep as a duplicate, failing that row too)
+	# (a global of the test's own shell: the cleanup runs after return)
+	ROW_PASS_UP=1
+	defer '((ROW_PASS_UP == 0)) || ipsec_down >&2'
 	"$1" "$2" "$3"
 	sed 's/^/    /' "$3" >&2
+	# shellcheck disable=SC2034 # read by the deferred teardown
+	ROW_PASS_UP=0
 	ipsec_down >&2 || { reason "teardown left SAs (next rows would run on them)"; return 1; }
 }
 
@@ -138,16 +145,21 @@ t_cost() {
 # reader holds the socket, which TcpExtTCPBacklogCoalesce would count;
 # not measured).  Delayed ACKs (no quickack route) answer at most one
 # per two full segments, so the bound is 0.75.  A small transfer
-# (DEMAND_TCP_BYTES 8M); without -icount the busy times are ns.
+# (DEMAND_TCP_BYTES 8M); without -icount the busy times are ns, on 6.x:
+# 7.2's /proc/timer_list no longer prints tick-sched's idle_sleeptime and
+# iowait_sleeptime, so there the busy time is /proc/stat's ticks only.
 t_demand() {
-	local f=$CHECK_DIR/demand-$1-$2.txt
+	local f=$CHECK_DIR/demand-$1-$2.txt ns=1
+	[[ "$RIG_TREE" != [7-9].* ]] || ns=0
 	DEMAND_TCP_BYTES=8M row_pass demand_row "$2" "$f" || return
-	awk -F= '{v[$1]=$2}
+	awk -F= -v ns="$ns" '{v[$1]=$2}
 	END {
 		if (v["bytes_sent"] != 8388608 || v["bytes"] < 8000000) {
 			print "transfer: " v["bytes_sent"] + 0 " B sent, " v["bytes"] + 0 " B received (8 MiB expected)"; exit 1 }
-		if (!(v["snd_busy_ns"] > 0 && v["rcv_busy_ns"] > 0)) {
+		if (ns && !(v["snd_busy_ns"] > 0 && v["rcv_busy_ns"] > 0)) {
 			print "no busy time read on both sides: snd " v["snd_busy_ns"] + 0 " ns, rcv " v["rcv_busy_ns"] + 0 " ns"; exit 1 }
+		if (!ns && !(v["snd_ticks"] > 0 && v["rcv_ticks"] > 0)) {
+			print "no busy ticks read on both sides: snd " v["snd_ticks"] + 0 ", rcv " v["rcv_ticks"] + 0; exit 1 }
 		so = v["snd_segs_out"]; ri = v["rcv_segs_in"]; ro = v["rcv_segs_out"]
 		if (so < 5000 || ri < 0.95 * so) {
 			printf "receiver TCP saw %d segments of %d sent (GRO batching them?)\n", ri, so; exit 1 }
@@ -353,11 +365,12 @@ cache_boot() {
 # skbt-cache model (L1D 32 KiB, L2 1 MiB, LRU) must count what LRU
 # gives: a 16 KiB buffer misses nowhere, a 256 KiB one misses L1D on
 # every read and L2 never, an 8 MiB one misses both on every read.
-# Allowed: what else the guest does between the marks (timer
-# interrupts: 2,000-17,000 accesses and up to ~600 L1D misses measured)
-# up to 10 % of the reads in accesses, 5 % in misses.
+# Allowed: what else the guest does between the marks, up to 25 % of
+# the reads in accesses and 5 % in misses (timer interrupts: 2,000-17,000
+# accesses and up to ~600 L1D misses measured on 6.1 and 6.12; 7.2.13's
+# minimal kernel: 41,700 and 49,000 accesses, 1,385 L1D misses).
 t_cache_known_answer() {
-	local f=$GUEST_RUN/a/cache.log c kib passes want n d got reads=262144
+	local f=$GUEST_RUN/a/cache.log c kib passes want n d got reads=262144 rc bad=()
 	[[ -f "$f" ]] || { reason "no cache.log: the skbt-cache plugin did not load (see $GUEST_RUN/a/qemu.log)"; return 1; }
 	for c in "16 1024 none" "256 64 l1d" "8192 2 both"; do
 		read -r kib passes want <<<"$c"
@@ -365,16 +378,19 @@ t_cache_known_answer() {
 		guest_exec a "/src/net-tests/tools/skbt-walk $kib $passes" >&2 ||
 			{ reason "skbt-walk $kib $passes failed in guest a"; return 1; }
 		d=$(mark_deltas "$f" "$n") || { reason "skbt-walk $kib KiB: no two marks in cache.log"; return 1; }
+		rc=0
 		got=$(awk -v reads="$reads" -v want="$want" -v kib="$kib" -v d="$d" '
 			function near(x, w) { return w ? (x >= w && x <= w * 1.05) : x <= reads * 0.05 }
-			function within(x) { return x >= reads && x <= reads * 1.1 }
+			function within(x) { return x >= reads && x <= reads * 1.25 }
 			BEGIN {
 				split(d, c, " "); a = c[1]; l1 = c[2]; l2 = c[3]
 				printf "%d KiB: %d accesses, %d L1D misses, %d L2 misses (reads %d; want misses in %s)\n", kib, a, l1, l2, reads, want
 				exit !(within(a) && near(l1, want == "none" ? 0 : reads) && near(l2, want == "both" ? reads : 0))
-			}') || { reason "$got"; return 1; }
+			}') || rc=$?
 		printf '%s\n' "$got" >&2
+		((rc == 0)) || bad+=("$got")
 	done
+	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
 }
 
 group_kernel() {
