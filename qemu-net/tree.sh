@@ -61,7 +61,7 @@ series_key() {
 # series_config [DIR]: the config fragment a series needs on top of
 # configs/guest.config: DIR/series.config if it has one, else
 # configs/series.config for the rig's own series (patches/ or
-# patches/TREE, not a subset of it elsewhere), else none.
+# patches/stable/TREE, not a subset of it elsewhere), else none.
 series_config() {
 	local d=${1:-$RIG_PATCHES} t
 	if [[ -f "$d/series.config" ]]; then
@@ -70,7 +70,7 @@ series_config() {
 	fi
 	d=$(realpath -m "$d")
 	for t in $RIG_TREES; do
-		if [[ "$d" == "$RIG_TOP/patches" || "$d" == "$RIG_TOP/patches/$t" ]]; then
+		if [[ "$d" == "$RIG_TOP/patches" || "$d" == "$RIG_TOP/patches/stable/$t" ]]; then
 			printf '%s\n' "$RIG_TOP/configs/series.config"
 			return
 		fi

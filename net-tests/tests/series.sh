@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Group "series": the patch series against Debian's tree: the rig's
 # stack (patches/series; on 6.1 and 6.12 patches/stable/TREE/series)
-# applies, is checkpatch-clean and builds patch by patch, each posting in
+# applies and is checkpatch-clean (each patch building on its own is the
+# build group's build-each-patch), each posting in
 # it (a folder with a cover letter and a series of its own) applies
 # alone to the pristine tree, and on the primary tree make postings
 # writes them from a given identity.
@@ -60,33 +61,6 @@ t_posting_applies() {
 	}
 }
 
-# t_series_each_builds WT: every patch of the applied series WT builds on
-# its own: for each commit from base, the objects of the .c files it
-# touches are built (make FILE.o) in an O= folder configured as the
-# patched kernel.  A commit that touches no .c file (a selftest, a
-# Kconfig-only change) is named and passes.
-t_series_each_builds() {
-	local wt=$1 o=$CHECK_DIR/series-o c objs n=0
-	"$RIG_TOP/qemu-net/build-kernel.sh" --config "$o" patched >/dev/null ||
-		{ reason "build-kernel.sh --config failed (see log)"; return 1; }
-	make -s -C "$wt" O="$o" -j"$RIG_JOBS" CC="ccache gcc" prepare >&2 ||
-		{ reason "make prepare failed in the series worktree"; return 1; }
-	while read -r c; do
-		n=$((n + 1))
-		git -C "$wt" checkout -q "$c"
-		mapfile -t objs < <(git -C "$wt" diff --name-only --diff-filter=AM "$c~1" "$c" -- '*.c' |
-			grep -v '^tools/' | sed 's/\.c$/.o/')
-		if ((${#objs[@]} == 0)); then
-			echo "patch $n ($(git -C "$wt" log -1 --format=%s "$c")): no C file" >&2
-			continue
-		fi
-		echo "patch $n ($(git -C "$wt" log -1 --format=%s "$c")): make ${objs[*]}" >&2
-		make -s -C "$wt" O="$o" -j"$RIG_JOBS" CC="ccache gcc" KCFLAGS=-Werror "${objs[@]}" >&2 ||
-			{ reason "patch $n ($(git -C "$wt" log -1 --format=%s "$c")) does not build: ${objs[*]}"; return 1; }
-	done < <(git -C "$wt" rev-list --reverse base..HEAD)
-	((n > 0)) || { reason "no patches between base and the worktree's HEAD"; return 1; }
-}
-
 # t_postings: make postings with a throwaway identity writes every
 # posting From and Signed-off-by that identity, with the placeholder
 # gone, a base line, a To: from get_maintainer.pl and checkpatch clean;
@@ -126,10 +100,8 @@ group_series() {
 	defer worktree_remove "$wt"
 	if check_ok series-applies t_series_applies "$wt"; then
 		check series-checkpatch-strict t_series_checkpatch "$wt"
-		check series-each-patch-builds t_series_each_builds "$wt"
 	else
 		result series-checkpatch-strict 4 "series did not apply"
-		result series-each-patch-builds 4 "series did not apply"
 	fi
 	local d name
 	for d in "$RIG_PATCHES"/*/; do
