@@ -81,8 +81,6 @@ set -eu
 T=/sys/kernel/tracing
 K=$T/events/kprobes
 ST=/tmp/acct
-# shellcheck source=net-tests/guest/kprobe-site.sh
-. "$(dirname "$0")/kprobe-site.sh"
 
 probe_names="eoh eoh6 cow pfrag pfrag6 put pet ppt sce seg segc skr skl gnc cowa cowp kmr wge"
 
@@ -150,45 +148,45 @@ start)
 	. "$2"
 	cleanup
 	{
-		echo "p:kprobes/eoh $(kp_site esp_output_head) skb=%si:x64"
-		echo "p:kprobes/cow $(kp_site skb_cow_data) tailbits=%si:s32 tl=+$SKB_TAIL(%di):u32 dl=+$SKB_DATA_LEN(%di):u32"
-		echo "p:kprobes/pfrag $(kp_site esp_output_tail) inplace=+$ESP_INFO_INPLACE(%dx):u8"
-		echo "p:kprobes/put $(kp_site pskb_put) len=%dx:s32"
-		echo "p:kprobes/pet $(kp_site pskb_expand_head) copied=+$SKB_TAIL(%di):u32"
-		echo "p:kprobes/ppt $(kp_site __pskb_pull_tail) delta=%si:s32"
-		echo "p:kprobes/sce $(kp_site skb_copy_expand) hr=%si:s32 len=+$SKB_LEN(%di):u32"
-		echo "p:kprobes/seg $(kp_site skb_segment)"
-		echo "p:kprobes/segc $(kp_site skb_segment) features=%si:x64 len=+$SKB_LEN(%di):u32"
+		echo "p:kprobes/eoh esp_output_head skb=%si:x64"
+		echo "p:kprobes/cow skb_cow_data tailbits=%si:s32 tl=+$SKB_TAIL(%di):u32 dl=+$SKB_DATA_LEN(%di):u32"
+		echo "p:kprobes/pfrag esp_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8"
+		echo "p:kprobes/put pskb_put len=%dx:s32"
+		echo "p:kprobes/pet pskb_expand_head copied=+$SKB_TAIL(%di):u32"
+		echo "p:kprobes/ppt __pskb_pull_tail delta=%si:s32"
+		echo "p:kprobes/sce skb_copy_expand hr=%si:s32 len=+$SKB_LEN(%di):u32"
+		echo "p:kprobes/seg skb_segment"
+		echo "p:kprobes/segc skb_segment features=%si:x64 len=+$SKB_LEN(%di):u32"
 		# (7.x: the geniv templates and authenc copy with memcpy_sglist(dst,
 		# src, nbytes) where 6.1 and 6.12 ran the null skcipher)
 		if grep -qw null_skcipher_crypt /proc/kallsyms; then
-			echo "p:kprobes/gnc $(kp_site null_skcipher_crypt) len=+0(%di):u32"
+			echo "p:kprobes/gnc null_skcipher_crypt len=+0(%di):u32"
 		else
-			echo "p:kprobes/gnc $(kp_site memcpy_sglist) len=%dx:u32"
+			echo "p:kprobes/gnc memcpy_sglist len=%dx:u32"
 		fi
 	} >>"$T/kprobe_events"
 	{
-		echo "p:kprobes/cowa $(kp_site skb_cow_data) ra=+0(%sp):x64"
-		echo "p:kprobes/cowp $(kp_site skb_cow_data) ra=+0(%sp):x64 cl=+$SKB_CLONED_BYTE(%di):u8 tl=+$SKB_TAIL(%di):u32 dl=+$SKB_DATA_LEN(%di):u32"
-		echo "p:kprobes/kmr $(kp_site kmalloc_reserve) ra=+0(%sp):x64 size=+0(%di):u32"
+		echo "p:kprobes/cowa skb_cow_data ra=+0(%sp):x64"
+		echo "p:kprobes/cowp skb_cow_data ra=+0(%sp):x64 cl=+$SKB_CLONED_BYTE(%di):u8 tl=+$SKB_TAIL(%di):u32 dl=+$SKB_DATA_LEN(%di):u32"
+		echo "p:kprobes/kmr kmalloc_reserve ra=+0(%sp):x64 size=+0(%di):u32"
 	} >>"$T/kprobe_events"
 	if grep -qw encrypt_packet /proc/kallsyms; then
-		echo "p:kprobes/wge $(kp_site encrypt_packet)" >>"$T/kprobe_events"
+		echo "p:kprobes/wge encrypt_packet" >>"$T/kprobe_events"
 		echo "hist:keys=common_pid:vals=hitcount" >"$K/wge/trigger"
 	fi
 	echo "hist:keys=ra.sym:vals=hitcount" >"$K/cowa/trigger"
 	echo "hist:keys=ra.sym:vals=hitcount,tl,dl if cl & 1 || dl > 0" >"$K/cowp/trigger"
 	echo "hist:keys=ra.sym,size:vals=hitcount" >"$K/kmr/trigger"
 	# IPv6 ESP is built in too; its output functions are separate symbols.
-	echo "p:kprobes/eoh6 $(kp_site esp6_output_head) skb=%si:x64" >>"$T/kprobe_events"
-	echo "p:kprobes/pfrag6 $(kp_site esp6_output_tail) inplace=+$ESP_INFO_INPLACE(%dx):u8" >>"$T/kprobe_events"
+	echo "p:kprobes/eoh6 esp6_output_head skb=%si:x64" >>"$T/kprobe_events"
+	echo "p:kprobes/pfrag6 esp6_output_tail inplace=+$ESP_INFO_INPLACE(%dx):u8" >>"$T/kprobe_events"
 	if grep -qw skb_head_replace /proc/kallsyms; then
-		echo "p:kprobes/skr $(kp_site skb_head_replace) nh=+$SKB_NETWORK_HEADER(%di):u16 th=+$SKB_TRANSPORT_HEADER(%di):u16" >>"$T/kprobe_events"
+		echo "p:kprobes/skr skb_head_replace nh=+$SKB_NETWORK_HEADER(%di):u16 th=+$SKB_TRANSPORT_HEADER(%di):u16" >>"$T/kprobe_events"
 		echo "hist:keys=common_pid:vals=hitcount,nh,th" >"$K/skr/trigger"
 		echo 1 >"$K/skr/enable"
 	fi
 	if grep -qw skb_linearize_private /proc/kallsyms; then
-		echo "p:kprobes/skl $(kp_site skb_linearize_private) hr=%si:u32 len=+$SKB_LEN(%di):u32" >>"$T/kprobe_events"
+		echo "p:kprobes/skl skb_linearize_private hr=%si:u32 len=+$SKB_LEN(%di):u32" >>"$T/kprobe_events"
 		echo "hist:keys=common_pid:vals=hitcount,hr,len" >"$K/skl/trigger"
 		echo 1 >"$K/skl/enable"
 	fi

@@ -17,8 +17,6 @@
 # The guest has one vCPU; the start timestamp is keyed by pid.
 set -eu
 T=/sys/kernel/tracing
-# shellcheck source=net-tests/guest/kprobe-site.sh
-. "$(dirname "$0")/kprobe-site.sh"
 K=$T/events/kprobes
 S=$T/events/synthetic/esp_cost
 B=100
@@ -66,7 +64,7 @@ start)
 	for p in "4:${2:-esp_output}" "6:${3:-esp6_output}"; do
 		f=${p%%:*} fn=${p#*:}
 		[ "$fn" != - ] || continue
-		if ! { echo "p:kprobes/cin$f $(kp_site "$fn")" && echo "r:kprobes/cout$f $fn"; } >>"$T/kprobe_events"; then
+		if ! { echo "p:kprobes/cin$f $fn" && echo "r:kprobes/cout$f $fn"; } >>"$T/kprobe_events"; then
 			echo "cost.sh: cannot probe $fn (not in available_filter_functions?)" >&2
 			cleanup
 			exit 1

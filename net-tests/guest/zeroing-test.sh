@@ -66,8 +66,6 @@
 . "${0%/*}/../../qemu-net/guest/lib.sh"
 
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
-# shellcheck source=net-tests/guest/kprobe-site.sh
-. "${0%/*}/kprobe-site.sh"
 IP=${IP:-/usr/sbin/ip}
 ZT_TIMEOUT=${ZT_TIMEOUT:-30}
 GROUP=${ZT_GROUP:-zt$$}
@@ -150,14 +148,11 @@ add_probe() {
 	func=$2
 	shift 2
 	args=$*
-	# (7.x: after the __fentry__ call, net-tests/guest/kprobe-site.sh;
-	# there $arg1 does not parse, %di does)
-	site=$(T=$TRACEFS kp_site "$func")
 	# shellcheck disable=SC2016 # $arg1 is for the kernel, not the shell
-	echo "p:$GROUP/$name $site $(echo "$args" | sed 's/ARG1/$arg1/g')" \
+	echo "p:$GROUP/$name $func $(echo "$args" | sed 's/ARG1/$arg1/g')" \
 		>>"$TRACEFS/kprobe_events" 2>/dev/null && return 0
 	[ "$(uname -m)" = x86_64 ] || return 1
-	echo "p:$GROUP/$name $site $(echo "$args" | sed 's/ARG1/%di/g')" \
+	echo "p:$GROUP/$name $func $(echo "$args" | sed 's/ARG1/%di/g')" \
 		>>"$TRACEFS/kprobe_events" 2>/dev/null
 }
 
