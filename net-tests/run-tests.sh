@@ -33,16 +33,16 @@ set -euo pipefail
 # the time budget starts a group only if that much is left (--budget).
 GROUPS_TABLE="
 static||check|360|shellcheck of every tracked script, C tools build with -Werror
-series||check|500|patches/series applies with git am; checkpatch --strict clean; each patch builds; each posting (ipsec, ipsec-next, net-next) applies alone
-build||check|1500|baseline and patched kernels build (cached by tarball+config+series)
+series||check|300|patches/series applies with git am; checkpatch --strict clean; each patch builds; each posting (ipsec, ipsec-next, net-next) applies alone
+build||check|1200|baseline and patched kernels build (cached by tarball+config+series)
 pair|build|check|90|guests boot; IKE SA for each proposal x mode x family; ping + iperf3 through ESP
-kernel|build|check|300|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched; the ipsec kselftest fails on baseline and passes on patched; the autoload RFC's claims (one modprobe per family, what POSTROUTING and tc see)
-integrity|build|check|120|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
-wire|build|check|90|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
-func|build|check|200|functional matrix with the ESP offload modules loaded (patched): TFC, NAT-T, GRE and VXLAN over IPsec, nested SAs, IPv6 extension header, netfilter on ESP; byte-exact and wire-checked
-profile|build|check|90|perf in the guests: the sender's profile of tcp-v4-transport-gcm-off shows skb_cow_data/__pskb_pull_tail/memcpy on baseline, no skb_cow_data on patched; top symbols and perf diff resolved on the host
+kernel|build|check|480|series claims: KUnit suites, ksize() module in a guest, key zeroing fails on baseline and passes on patched; the ipsec kselftest fails on baseline and passes on patched; the autoload RFC's claims (one modprobe per family, what POSTROUTING and tc see)
+integrity|build|check|300|byte-exact TCP/UDP payloads through every family x mode x proposal x offload (patched)
+wire|build|check|150|host capture of the link: only ESP/IKE after IKE, marker never in clear; control run shows both checks fail; TFC padding on the wire with the offload modules loaded (baseline unpadded, patched padded)
+func|build|check|500|functional matrix with the ESP offload modules loaded (patched): TFC, NAT-T, GRE and VXLAN over IPsec, nested SAs, IPv6 extension header, netfilter on ESP; byte-exact and wire-checked
+profile|build|check|200|perf in the guests: the sender's profile of tcp-v4-transport-gcm-off shows skb_cow_data/__pskb_pull_tail/memcpy on baseline, no skb_cow_data on patched; top symbols and perf diff resolved on the host
 debug|build|full|1000|KASAN/SLUB_DEBUG/KFENCE/kmemleak/lockdep kernel, traffic + KUnit, consoles clean
-tree||check|900|the stable backports: series, build and kernel (kselftest, KUnit, zeroing) on 6.1; with RIG_CHECK_FULL=1 on 6.1 and 6.12, with pair and integrity; results named TREE/TEST
+tree||check|1200|the stable backports: series, build and kernel (kselftest, KUnit, zeroing) on 6.1; with RIG_CHECK_FULL=1 on 6.1 and 6.12, with pair and integrity; results named TREE/TEST
 failures|build|check|320|bad input and failures exit non-zero with the right message; no QEMU left
 "
 # Each group's file (net-tests/tests/GROUP.sh) is sourced in that group's

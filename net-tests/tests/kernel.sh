@@ -370,7 +370,7 @@ cache_boot() {
 # accesses and up to ~600 L1D misses measured on 6.1 and 6.12; 7.2.13's
 # minimal kernel: 41,700 and 49,000 accesses, 1,385 L1D misses).
 t_cache_known_answer() {
-	local f=$GUEST_RUN/a/cache.log c kib passes want n d got reads=262144 rc bad=()
+	local f=$GUEST_RUN/a/cache.log c kib passes want n d got reads=262144 rc wrong=()
 	[[ -f "$f" ]] || { reason "no cache.log: the skbt-cache plugin did not load (see $GUEST_RUN/a/qemu.log)"; return 1; }
 	for c in "16 1024 none" "256 64 l1d" "8192 2 both"; do
 		read -r kib passes want <<<"$c"
@@ -388,9 +388,9 @@ t_cache_known_answer() {
 				exit !(within(a) && near(l1, want == "none" ? 0 : reads) && near(l2, want == "both" ? reads : 0))
 			}') || rc=$?
 		printf '%s\n' "$got" >&2
-		((rc == 0)) || bad+=("$got")
+		((rc == 0)) || wrong+=("$got")
 	done
-	((${#bad[@]} == 0)) || { reason "${bad[*]}"; return 1; }
+	((${#wrong[@]} == 0)) || { reason "${wrong[*]}"; return 1; }
 }
 
 group_kernel() {
