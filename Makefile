@@ -39,7 +39,7 @@ help:
 # newer one than the pin)
 deps:
 	qemu-net/install-deps.sh
-	qemu-net/fetch-source.sh --check 7.2 >/dev/null
+	qemu-net/fetch-source.sh --check >/dev/null
 
 bench: deps
 	net-tests/bench.sh $(BENCH_ARGS)

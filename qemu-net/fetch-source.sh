@@ -11,12 +11,13 @@ set -euo pipefail
 
 usage() {
 	cat <<-EOF
-		Usage: qemu-net/fetch-source.sh [--check] TREE
+		Usage: qemu-net/fetch-source.sh [--check] [TREE]
 		Download linux-source-TREE at its pinned version ($RIG_TREE_PINS)
 		from Debian's unstable suite into \$RIG_CACHE/debian/ (apt-get
 		download through a private sources list; the host's apt
 		configuration and packages are not changed) and print the path of
-		its tarball.  A cached tarball is printed at once.
+		its tarball.  A cached tarball is printed at once.  Without TREE:
+		every pinned tree (make deps).
 		  --check     also say whether Debian has a newer version than the pin
 		  -h, --help  this text
 		Exit: 0 ok, 2 bad usage, 3 the package cannot be fetched.
@@ -33,7 +34,14 @@ while (($#)); do
 	esac
 	shift
 done
-[[ -n "$tree" ]] || usage_error "no TREE given"
+if [[ -z "$tree" ]]; then
+	opts=()
+	((check == 0)) || opts=(--check)
+	for p in $RIG_TREE_PINS; do
+		"$0" "${opts[@]}" "${p%%=*}"
+	done
+	exit 0
+fi
 pin=$(tree_pin "$tree") || usage_error "tree '$tree' has no pinned Debian version (pins: $RIG_TREE_PINS)"
 
 pkg=linux-source-$tree
